@@ -1,0 +1,30 @@
+# Two entry points, each doing its own set-up on a fresh machine:
+#   make validate   validate the shipped fixtures (the valid ones pass, the invalid ones show their issues)
+#   make test       lint, type-check and run the whole test suite
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: validate test clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $(STAMP)
+
+validate: $(STAMP)
+	$(BIN)/agentbeats-spec validate fixtures/valid
+	@echo
+	@echo "The invalid fixtures must fail, each with the issues listed in fixtures/expected-issues.json:"
+	@$(BIN)/agentbeats-spec validate --no-context fixtures/invalid; status=$$?; \
+	  if [ $$status -ne 1 ]; then echo "expected exit status 1, got $$status"; exit 1; fi
+
+test: $(STAMP)
+	$(BIN)/ruff check src tests tools benchmarks
+	$(BIN)/mypy src
+	$(BIN)/python tools/catalog.py --check
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV) dist build .pytest_cache .mypy_cache .ruff_cache .hypothesis

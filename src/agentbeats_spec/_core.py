@@ -1,0 +1,203 @@
+"""The one validation path: bytes -> document -> kind -> schema -> rules -> located issues."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from . import _documents, _kinds, _schemas
+from ._documents import Document
+from ._issues import Finding, Issue
+from ._text import quote
+
+
+@attrs.frozen
+class Report:
+    """What checking some paths found: every issue, and how many files were checked."""
+
+    issues: tuple[Issue, ...]
+    checked: int
+    skipped: int = 0
+
+    @property
+    def valid(self) -> bool:
+        return not any(issue.severity == "error" for issue in self.issues)
+
+
+def check_document(document: Document, kind: _kinds.Kind | None, file: str | None) -> list[Issue]:
+    findings = list(document.findings)
+    if document.readable:
+        if kind is None:
+            kind = _kinds.from_content(document.data)
+        findings.extend(_check_data(document.data, kind))
+    return _issues(document, findings, file, kind)
+
+
+def _check_data(data: Any, kind: _kinds.Kind | None) -> Iterator[Finding]:
+    if kind is None:
+        yield Finding(
+            "",
+            "schema.unknown-kind",
+            "cannot tell what kind of artifact this is from its name or its schema_version; "
+            f"pass --kind (kind= in Python) with one of: {', '.join(_kinds.KINDS)}",
+            line=1,
+            column=1,
+        )
+        return
+    schema_id = kind.schema_id(data)
+    if schema_id is None:
+        field = kind.version_field or ""
+        yield Finding(
+            "/" + field,
+            "schema.unknown-version",
+            f"{field} {quote(str(data[field]))} is not a version of {kind.name} this package knows; "
+            f"known: {', '.join(kind.versions)}",
+        )
+        return
+    yield from _schemas.check(schema_id, data)
+    yield from kind.rules(data)
+
+
+def _issues(
+    document: Document, findings: list[Finding], file: str | None, kind: _kinds.Kind | None
+) -> list[Issue]:
+    unplaced = [(f.pointer, f.anchor) for f in findings if f.line is None]
+    positions = document.positions(unplaced) if unplaced else {}
+    issues = []
+    for finding in findings:
+        line, column = finding.line, finding.column
+        if line is None:
+            line, column = positions.get((finding.pointer, finding.anchor), (None, None))
+        issues.append(
+            Issue(
+                file=file,
+                kind=kind.name if kind else None,
+                pointer=finding.pointer,
+                line=line,
+                column=column,
+                severity=finding.severity,
+                code=finding.code,
+                message=finding.message,
+            )
+        )
+    issues.sort(key=Issue.sort_key)
+    return issues
+
+
+def check_source(source: Any, kind_name: str | None = None) -> Report:
+    """Check a path (file or folder), the text or bytes of one document, or a parsed value."""
+    kind = _kinds.get(kind_name) if kind_name is not None else None
+    if isinstance(source, os.PathLike):
+        return check_paths([Path(source)], kind)
+    if isinstance(source, (str, bytes)):
+        syntax = kind.syntax if kind else "json"
+        raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
+        document = _documents.read(raw, syntax)
+        return Report(tuple(check_document(document, kind, None)), 1)
+    if isinstance(source, Mapping):
+        document = _documents.from_data(dict(source))
+        return Report(tuple(check_document(document, kind, None)), 1)
+    raise TypeError(
+        f"cannot validate a {type(source).__name__}: pass a path (pathlib.Path), the text or bytes of a "
+        "document, or a parsed mapping"
+    )
+
+
+def check_paths(paths: Iterable[Path], kind: _kinds.Kind | None = None) -> Report:
+    issues: list[Issue] = []
+    checked = skipped = 0
+    for path in paths:
+        if path.is_dir() and not path.is_symlink():
+            for file in _walk(path):
+                result = _check_file(file, kind, explicit=False)
+                if result is None:
+                    skipped += 1
+                    continue
+                checked += 1
+                issues.extend(result)
+        else:
+            checked += 1
+            issues.extend(_check_file(path, kind, explicit=True) or ())
+    return Report(tuple(issues), checked, skipped)
+
+
+def _walk(directory: Path) -> Iterator[Path]:
+    """Files below a folder, sorted, never following symbolic links."""
+    for root, folders, files in os.walk(directory):
+        folders.sort()
+        for name in sorted(files):
+            yield Path(root, name)
+
+
+def _check_file(path: Path, kind: _kinds.Kind | None, *, explicit: bool) -> list[Issue] | None:
+    """Issues of one file; None for a file met in a folder that is no artifact of a known kind."""
+    display = str(path)
+    if kind is None:
+        kind = _kinds.from_path(path)
+    if not explicit and kind is None and path.suffix != ".json":
+        return None
+    problem = _unreadable(path, follow=explicit)
+    if problem is not None:
+        if not explicit and problem.severity == "warning":
+            return None
+        return [
+            Issue(
+                display,
+                kind.name if kind else None,
+                "",
+                None,
+                None,
+                problem.severity,
+                problem.code,
+                problem.message,
+            )
+        ]
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        return [
+            Issue(
+                display,
+                kind.name if kind else None,
+                "",
+                None,
+                None,
+                "error",
+                "io.unreadable",
+                f"cannot read the file: {error.strerror or error}",
+            )
+        ]
+    syntax = kind.syntax if kind else _kinds.syntax_for(path)
+    document = _documents.read(raw, syntax)
+    # Inside a folder, a JSON file is an artifact only when its content says which.
+    if (
+        not explicit
+        and kind is None
+        and (not document.readable or _kinds.from_content(document.data) is None)
+    ):
+        return None
+    return check_document(document, kind, display)
+
+
+def _unreadable(path: Path, *, follow: bool) -> Finding | None:
+    """Why a path cannot be read as a file, if it cannot. Links are followed only when named."""
+    try:
+        info = path.stat() if follow else path.lstat()
+    except FileNotFoundError:
+        return Finding("", "io.not-found", "no such file")
+    except OSError as error:
+        return Finding("", "io.unreadable", f"cannot read the file: {error.strerror or error}")
+    if stat.S_ISLNK(info.st_mode):
+        return Finding("", "security.symlink", "symbolic link not followed", severity="warning")
+    if stat.S_ISDIR(info.st_mode):
+        return Finding("", "io.not-a-file", "a folder where a file was expected")
+    if not stat.S_ISREG(info.st_mode):
+        return Finding(
+            "", "io.not-a-file", "not a regular file (FIFO, socket or device); not opened", severity="warning"
+        )
+    return None

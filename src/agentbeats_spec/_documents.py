@@ -1,0 +1,121 @@
+"""Bytes -> a parsed document that can place JSON Pointers on its source text."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any, Literal
+
+import attrs
+
+from . import _json, _toml
+from ._issues import Anchor, Finding
+from ._pointers import Path, to_path, to_pointer
+
+Syntax = Literal["json", "toml"]
+
+
+@attrs.frozen
+class Document:
+    """A document, its source text (``None`` for an already parsed mapping) and what reading found.
+
+    ``data`` is meaningful only when ``readable`` is true.
+    """
+
+    data: Any
+    text: str | None
+    syntax: Syntax
+    findings: tuple[Finding, ...] = ()
+    readable: bool = True
+
+    def positions(self, requests: Iterable[tuple[str, Anchor]]) -> dict[tuple[str, Anchor], tuple[int, int]]:
+        """Resolve (pointer, anchor) pairs to 1-based (line, column), all in one pass over the text.
+
+        A pointer that cannot be found (a missing member's parents, say) is placed at its nearest
+        existing ancestor.
+        """
+        if self.text is None:
+            return {}
+        targets: dict[tuple[str, Anchor], Path] = {}
+        for pointer, anchor in requests:
+            path = to_path(pointer)
+            targets[(pointer, anchor)] = path[:-1] if anchor is Anchor.PARENT and path else path
+        locate = _json.locate if self.syntax == "json" else _toml.locate
+        located = locate(self.text, set(targets.values()))
+        offsets: dict[tuple[str, Anchor], int] = {}
+        for request, path in targets.items():
+            for cut in range(len(path), -1, -1):
+                place = located.get(path[:cut])
+                if place is not None:
+                    key_offset, value_offset = place
+                    exact = cut == len(path)
+                    use_key = request[1] is Anchor.KEY and exact and key_offset is not None
+                    offsets[request] = key_offset if use_key and key_offset is not None else value_offset
+                    break
+            else:
+                offsets[request] = 0
+        lines = _json.Lines(self.text).positions(offsets.values())
+        return {request: lines[offset] for request, offset in offsets.items()}
+
+
+def read(raw: bytes, syntax: Syntax, *, max_depth: int = _json.MAX_DEPTH) -> Document:
+    text, findings = _json.decode(raw, family=syntax)
+    if text is None:
+        return Document(None, None, syntax, tuple(findings), readable=False)
+    return parse_text(text, syntax, max_depth=max_depth, prior=findings)
+
+
+def parse_text(
+    text: str, syntax: Syntax, *, max_depth: int = _json.MAX_DEPTH, prior: Iterable[Finding] = ()
+) -> Document:
+    if syntax == "json":
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        data, findings = _json.parse(text, max_depth=max_depth)
+    else:
+        data, findings = _toml.parse(text)
+    findings = [*prior, *findings]
+    fatal = any(finding.severity == "error" and finding.code not in _RECOVERABLE for finding in findings) or (
+        data is None and syntax == "toml"
+    )
+    return Document(data, text, syntax, tuple(findings), readable=not fatal)
+
+
+# Reading errors after which the data still means something worth validating.
+_RECOVERABLE = frozenset({"json.duplicate-key", "json.non-finite", "toml.type"})
+
+
+def from_data(data: Any) -> Document:
+    """A document for an already parsed value: check that JSON can represent it."""
+    findings = list(_non_json(data, (), 0))
+    return Document(data, None, "json", tuple(findings), readable=not findings)
+
+
+def _non_json(value: Any, path: Path, depth: int) -> Iterable[Finding]:
+    if depth > _json.MAX_DEPTH:
+        yield Finding(to_pointer(path), "json.too-deep", f"nesting deeper than {_json.MAX_DEPTH} levels")
+        return
+    if value is None or isinstance(value, (str, bool, int)):
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            yield Finding(
+                to_pointer(path), "json.non-finite", f"{value} is not valid JSON; use a finite number"
+            )
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                yield Finding(
+                    to_pointer(path),
+                    "json.type",
+                    f"member name {key!r} is a {type(key).__name__}; JSON member names are strings",
+                )
+                continue
+            yield from _non_json(item, (*path, key), depth + 1)
+        return
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _non_json(item, (*path, str(index)), depth + 1)
+        return
+    yield Finding(to_pointer(path), "json.type", f"a {type(value).__name__} value has no JSON form")

@@ -1,0 +1,106 @@
+"""Issues, the findings they are made from, and the package's exceptions."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from typing import Literal
+
+import attrs
+
+Severity = Literal["error", "warning"]
+
+
+class Anchor(enum.Enum):
+    """Which text an issue's line and column point at."""
+
+    VALUE = "value"  # the value the pointer names
+    KEY = "key"  # the member name (unexpected or duplicated members)
+    PARENT = "parent"  # the enclosing object's value (missing members)
+
+
+@attrs.frozen
+class Finding:
+    """An issue before it has a file, a kind and a position.
+
+    Readers, schema validation, rules and layouts all produce findings; the one place that turns
+    them into :class:`Issue` objects resolves every position of a file in one pass.
+    """
+
+    pointer: str
+    code: str
+    message: str
+    severity: Severity = "error"
+    anchor: Anchor = Anchor.VALUE
+    # Set by readers that already know where the problem is (syntax errors, bad bytes).
+    line: int | None = None
+    column: int | None = None
+
+
+@attrs.frozen(order=False)
+class Issue:
+    """One problem found in one file.
+
+    ``pointer`` is an RFC 6901 JSON Pointer into the document (``""`` for the file as a whole);
+    ``line`` and ``column`` are 1-based and count characters, and are ``None`` only where the input
+    has no text (an already parsed mapping).
+    """
+
+    file: str | None
+    kind: str | None
+    pointer: str
+    line: int | None
+    column: int | None
+    severity: Severity
+    code: str
+    message: str
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.file or "", self.line or 0, self.column or 0, self.pointer, self.code)
+
+    def as_dict(self) -> dict[str, str | int | None]:
+        """The JSON report form of this issue."""
+        return {
+            "file": self.file,
+            "kind": self.kind,
+            "pointer": self.pointer,
+            "line": self.line,
+            "column": self.column,
+            "severity": self.severity,
+            "code": self.code,
+            "message": self.message,
+        }
+
+    def __str__(self) -> str:
+        where = self.file or "<document>"
+        if self.line is not None:
+            where = f"{where}:{self.line}:{self.column}"
+        at = f" (at {self.pointer})" if self.pointer else ""
+        return f"{where}: {self.severity} {self.code} {self.message}{at}"
+
+
+class SpecError(Exception):
+    """The base of every exception this package raises on purpose."""
+
+
+class UnknownKind(SpecError, LookupError):
+    """A kind name that the package does not know was asked for."""
+
+    def __init__(self, kind: str, known: Sequence[str]) -> None:
+        self.kind = kind
+        self.known = tuple(known)
+        super().__init__(f"unknown kind {kind!r}; known kinds: {', '.join(self.known)}")
+
+
+class InvalidDocument(SpecError, ValueError):
+    """A document could not be loaded or written because it has errors.
+
+    ``issues`` holds every issue found (errors and warnings), sorted by position.
+    """
+
+    def __init__(self, issues: Sequence[Issue]) -> None:
+        self.issues = tuple(issues)
+        errors = [issue for issue in self.issues if issue.severity == "error"]
+        shown = "\n".join(f"  {issue}" for issue in errors[:10])
+        more = f"\n  ... and {len(errors) - 10} more" if len(errors) > 10 else ""
+        super().__init__(f"{len(errors)} error(s):\n{shown}{more}")

@@ -1,0 +1,413 @@
+"""Strict JSON reading and source positions.
+
+The fast path is one pass of the standard library's C parser plus a few whole-text checks that
+cost next to nothing. Only a document that trips one of them is scanned again, token by token, to
+say exactly where the problem is; a valid document never pays for positions.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from ._issues import Finding
+from ._pointers import Path, to_pointer
+from ._text import shorten
+
+# The C string scanner the standard parser uses; typeshed does not declare it.
+scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+
+MAX_DEPTH = 512
+MAX_EXACT_INTEGER = 2**53
+_BOM = "\ufeff"
+
+_WS = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+_TOKEN = re.compile(
+    r"[ \t\n\r]*(?:([{\[])|([}\]])|(,)|(:)|(\")|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)"
+    r"|(true|false|null)|(NaN|Infinity|-Infinity))"
+)
+# Numbers that may not survive as exact JSON: 16+ digit runs (beyond 2**53, or overflowing to
+# infinity) and exponents of three digits. Matches inside strings only cost a rescan.
+_SUSPICIOUS_NUMBER = re.compile(r"[0-9]{16,}|[eE]\+?[0-9]{3,}")
+# Skipping a value only needs strings (which may hold brackets) and brackets.
+_SKIP = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+
+
+def _after_ws(text: str, pos: int) -> int:
+    match = _WS.match(text, pos)
+    assert match is not None  # the pattern matches the empty string
+    return match.end()
+
+
+class Lines:
+    """Maps character offsets of a text to 1-based (line, column)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def positions(self, offsets: Iterable[int]) -> dict[int, tuple[int, int]]:
+        result: dict[int, tuple[int, int]] = {}
+        line, line_start, cursor = 1, 0, 0
+        text = self.text
+        for offset in sorted(set(offsets)):
+            line += text.count("\n", cursor, offset)
+            newline = text.rfind("\n", cursor, offset)
+            if newline != -1:
+                line_start = newline + 1
+            cursor = offset
+            result[offset] = (line, offset - line_start + 1)
+        return result
+
+    def position(self, offset: int) -> tuple[int, int]:
+        return self.positions([offset])[offset]
+
+
+def decode(raw: bytes, *, family: str) -> tuple[str | None, list[Finding]]:
+    """Decode UTF-8 strictly; a BOM is a warning and is dropped."""
+    findings: list[Finding] = []
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        start = error.start
+        line = raw.count(b"\n", 0, start) + 1
+        line_start = raw.rfind(b"\n", 0, start) + 1
+        column = len(raw[line_start:start].decode("utf-8", "replace")) + 1
+        byte = raw[start : start + 1].hex()
+        findings.append(
+            Finding(
+                "",
+                f"{family}.encoding",
+                f"invalid UTF-8: byte 0x{byte} at offset {start} cannot be decoded; save the file as UTF-8",
+                line=line,
+                column=column,
+            )
+        )
+        return None, findings
+    if text.startswith(_BOM):
+        findings.append(
+            Finding(
+                "",
+                f"{family}.bom",
+                "the file starts with a byte order mark; UTF-8 files should not have one",
+                severity="warning",
+                line=1,
+                column=1,
+            )
+        )
+        text = text[1:]
+    nul = text.find("\x00")
+    if nul != -1:
+        line, column = Lines(text).position(nul)
+        findings.append(
+            Finding(
+                "", f"{family}.nul-byte", "a NUL byte is not allowed in a text file", line=line, column=column
+            )
+        )
+        return None, findings
+    return text, findings
+
+
+class _Flags:
+    __slots__ = ("duplicate", "non_finite")
+
+    def __init__(self) -> None:
+        self.duplicate = False
+        self.non_finite = False
+
+
+def parse(text: str, *, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Finding]]:
+    """Parse JSON text strictly. Returns (data, findings); data is meaningful only without errors."""
+    if not text.strip(" \t\n\r"):
+        return None, [
+            Finding("", "json.empty", "the file is empty; expected a JSON document", line=1, column=1)
+        ]
+    flags = _Flags()
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        result = dict(items)
+        if len(result) != len(items):
+            flags.duplicate = True
+        return result
+
+    def constant(name: str) -> float:
+        flags.non_finite = True
+        return float(name.replace("Infinity", "inf"))
+
+    decoder = json.JSONDecoder(object_pairs_hook=pairs, parse_constant=constant)
+    start = _after_ws(text, 0)
+    try:
+        data, end = decoder.raw_decode(text, start)
+    except json.JSONDecodeError as error:
+        return None, [_syntax_finding(text, error)]
+    except RecursionError:
+        deep = list(_strict_scan(text, max_depth))
+        return None, deep or [
+            Finding(
+                "",
+                "json.too-deep",
+                "the document is nested deeper than the parser can follow",
+                line=1,
+                column=1,
+            )
+        ]
+    end = _after_ws(text, end)
+    if end != len(text):
+        line, column = Lines(text).position(end)
+        return None, [
+            Finding(
+                "",
+                "json.trailing-data",
+                f"unexpected content after the end of the JSON document: {shorten(text[end : end + 20])!r}",
+                line=line,
+                column=column,
+            )
+        ]
+    suspicious = (
+        flags.duplicate
+        or flags.non_finite
+        or _SUSPICIOUS_NUMBER.search(text) is not None
+        or (text.count("[") + text.count("{") > max_depth and _depth_exceeds(data, max_depth))
+    )
+    if suspicious:
+        return data, list(_strict_scan(text, max_depth))
+    return data, []
+
+
+def _syntax_finding(text: str, error: json.JSONDecodeError) -> Finding:
+    position = min(error.pos, len(text))
+    line, column = Lines(text).position(position)
+    if position >= len(text):
+        message = f"the document ends too early ({error.msg.lower()}); is the file truncated?"
+    else:
+        found = text[position]
+        message = (
+            f"{error.msg}; found {shorten(text[position : position + 20])!r}" if found.strip() else error.msg
+        )
+        if error.msg.startswith("Unterminated string"):
+            message = "a string is not closed before the end of the file; is the file truncated?"
+    return Finding("", "json.syntax", message, line=line, column=column)
+
+
+def _depth_exceeds(data: Any, max_depth: int) -> bool:
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > max_depth:
+            return True
+        if isinstance(value, dict):
+            stack.extend((item, depth + 1) for item in value.values() if isinstance(item, (dict, list)))
+        elif isinstance(value, list):
+            stack.extend((item, depth + 1) for item in value if isinstance(item, (dict, list)))
+    return False
+
+
+def _strict_scan(text: str, max_depth: int) -> Iterator[Finding]:
+    """Walk the tokens of a document that the C parser accepted (or that was too deep for it).
+
+    Reports duplicate members, non-finite numbers, integers beyond 2**53 and excessive nesting, each
+    with its exact position.
+    """
+    lines = Lines(text)
+    # One frame per open container: (path, seen member names -> key offset, expecting a key, index).
+    frames: list[list[Any]] = []
+    path: list[str] = []
+    pending_key: str | None = None
+    pos = 0
+    length = len(text)
+
+    def value_path() -> Path:
+        return tuple(path)
+
+    def before_value() -> None:
+        nonlocal pending_key
+        if frames:
+            frame = frames[-1]
+            if frame[0] == "array":
+                path.append(str(frame[2]))
+                frame[2] += 1
+            else:
+                path.append(pending_key if pending_key is not None else "")
+                pending_key = None
+
+    def after_value() -> None:
+        if frames:
+            path.pop()
+
+    while pos < length:
+        match = _TOKEN.match(text, pos)
+        if match is None:
+            return  # the C parser has reported (or will report) the syntax error
+        pos = match.end()
+        opening, closing, comma, colon, quote, number, literal, constant = match.groups()
+        if opening:
+            before_value()
+            if len(frames) + 1 > max_depth:
+                line, column = lines.position(match.start(1))
+                yield Finding(
+                    to_pointer(path),
+                    "json.too-deep",
+                    f"nesting deeper than {max_depth} levels; rejected to bound memory and time",
+                    line=line,
+                    column=column,
+                )
+                return
+            frames.append(["object", {}, True] if opening == "{" else ["array", None, 0])
+        elif closing:
+            frames.pop()
+            after_value()
+        elif comma:
+            if frames and frames[-1][0] == "object":
+                frames[-1][2] = True
+        elif colon:
+            continue
+        elif quote:
+            value, pos = scanstring(text, pos, True)
+            frame = frames[-1] if frames else None
+            if frame is not None and frame[0] == "object" and frame[2]:
+                key_offset = match.start(5)
+                seen = frame[1]
+                if value in seen:
+                    first_line, _ = lines.position(seen[value])
+                    line, column = lines.position(key_offset)
+                    yield Finding(
+                        to_pointer([*path, value]),
+                        "json.duplicate-key",
+                        f"member {shorten(value)!r} appears twice in one object (first at line "
+                        f"{first_line}); readers keep only one of them",
+                        line=line,
+                        column=column,
+                    )
+                else:
+                    seen[value] = key_offset
+                frame[2] = False
+                pending_key = value
+            else:
+                before_value()
+                after_value()
+        elif number:
+            before_value()
+            yield from _check_number(number, match.start(6), value_path(), lines)
+            after_value()
+        elif constant:
+            before_value()
+            line, column = lines.position(match.start(8))
+            yield Finding(
+                to_pointer(path),
+                "json.non-finite",
+                f"{constant} is not valid JSON; write a finite number or null",
+                line=line,
+                column=column,
+            )
+            after_value()
+        elif literal:  # true, false, null
+            before_value()
+            after_value()
+
+
+def _check_number(token: str, offset: int, path: Path, lines: Lines) -> Iterator[Finding]:
+    if "." in token or "e" in token or "E" in token:
+        if float(token) in (float("inf"), float("-inf")):
+            line, column = lines.position(offset)
+            yield Finding(
+                to_pointer(path),
+                "json.non-finite",
+                f"the number {shorten(token, 30)} overflows to infinity; write a finite number",
+                line=line,
+                column=column,
+            )
+        return
+    if abs(int(token)) > MAX_EXACT_INTEGER:
+        line, column = lines.position(offset)
+        yield Finding(
+            to_pointer(path),
+            "json.large-integer",
+            f"the integer {shorten(token, 30)} is beyond 2**53; many JSON readers cannot hold it exactly",
+            severity="warning",
+            line=line,
+            column=column,
+        )
+
+
+def locate(text: str, paths: Iterable[Path]) -> dict[Path, tuple[int | None, int]]:
+    """Character offsets of the key (None for array items and the root) and value of each path.
+
+    One pass over the text: only the containers on the way to a wanted path are read member by
+    member; everything else is skipped by matching strings and brackets. Paths that do not exist
+    are left out of the result.
+    """
+    wanted = set(paths)
+    prefixes = {path[:i] for path in wanted for i in range(len(path) + 1)}
+    found: dict[Path, tuple[int | None, int]] = {}
+    start = _after_ws(text, 0)
+    _locate_value(text, start, (), None, wanted, prefixes, found)
+    return found
+
+
+def _locate_value(
+    text: str,
+    pos: int,
+    path: Path,
+    key_offset: int | None,
+    wanted: set[Path],
+    prefixes: set[Path],
+    found: dict[Path, tuple[int | None, int]],
+) -> int:
+    """Record the value at ``pos`` if wanted; return the offset just after it."""
+    if path in prefixes:  # ancestors too: a missing member is placed at its nearest ancestor
+        found[path] = (key_offset, pos)
+    char = text[pos : pos + 1]
+    if path not in prefixes or char not in ("{", "["):
+        return _skip_value(text, pos)
+    pos += 1
+    if char == "{":
+        pos = _after_ws(text, pos)
+        if text.startswith("}", pos):
+            return pos + 1
+        while True:
+            member_offset = pos
+            name, pos = scanstring(text, pos + 1, True)
+            pos = _after_ws(text, pos) + 1  # the colon
+            pos = _after_ws(text, pos)
+            pos = _locate_value(text, pos, (*path, name), member_offset, wanted, prefixes, found)
+            pos = _after_ws(text, pos)
+            if text.startswith("}", pos):
+                return pos + 1
+            pos = _after_ws(text, pos + 1)  # after the comma
+    pos = _after_ws(text, pos)
+    if text.startswith("]", pos):
+        return pos + 1
+    index = 0
+    while True:
+        pos = _locate_value(text, pos, (*path, str(index)), None, wanted, prefixes, found)
+        index += 1
+        pos = _after_ws(text, pos)
+        if text.startswith("]", pos):
+            return pos + 1
+        pos = _after_ws(text, pos + 1)
+
+
+def _skip_value(text: str, pos: int) -> int:
+    char = text[pos : pos + 1]
+    if char == '"':
+        return scanstring(text, pos + 1, True)[1]
+    if char not in ("{", "["):
+        match = _NUMBER.match(text, pos)
+        if match is not None and match.end() > pos:
+            return match.end()
+        for literal in ("true", "false", "null", "NaN", "Infinity", "-Infinity"):
+            if text.startswith(literal, pos):
+                return pos + len(literal)
+        return pos + 1
+    depth = 0
+    for match in _SKIP.finditer(text, pos):
+        token = match.group()
+        if token in ("{", "["):
+            depth += 1
+        elif token in ("}", "]"):
+            depth -= 1
+            if depth == 0:
+                return match.end()
+    return len(text)

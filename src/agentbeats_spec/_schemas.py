@@ -1,0 +1,145 @@
+"""The schema files -> one ``referencing.Registry``; validators built once and cached."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import ValidationError, best_match
+from referencing import Registry
+from referencing.jsonschema import DRAFT202012
+
+from . import _keywords
+from ._issues import Anchor, Finding
+from ._pointers import to_pointer
+
+if TYPE_CHECKING:
+    from importlib.abc import Traversable
+
+BASE_URI = "https://agentbeats.dev/schemas/"
+
+
+def schema_directory() -> Traversable:
+    """Where the schema files are: inside the installed package, or the checkout's ``schemas/``.
+
+    Wheels carry ``schemas/`` as ``agentbeats_spec/schemas``; an editable install of a checkout
+    reads the repository's own folder, which is the source of truth.
+    """
+    packaged = resources.files(__package__) / "schemas"
+    if packaged.is_dir():
+        return packaged
+    checkout = Path(__file__).resolve().parents[2] / "schemas"
+    if checkout.is_dir():
+        return checkout
+    raise RuntimeError("agentbeats_spec is installed without its schema files; reinstall the package")
+
+
+def _schema_files(directory: Traversable) -> Iterator[Traversable]:
+    for family in sorted(directory.iterdir(), key=lambda entry: entry.name):
+        if family.is_dir():
+            for entry in sorted(family.iterdir(), key=lambda item: item.name):
+                if entry.name.endswith(".json"):
+                    yield entry
+
+
+@functools.lru_cache(maxsize=1)
+def documents() -> dict[str, dict[str, Any]]:
+    """Every schema file as written, by ``$id``."""
+    found = {}
+    for entry in _schema_files(schema_directory()):
+        contents = json.loads(entry.read_text(encoding="utf-8"))
+        found[contents["$id"]] = contents
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def registry() -> Registry[Any]:
+    # Validation uses the schemas without their "$schema": jsonschema picks the validator class of a
+    # referenced resource from its "$schema", which would swap our keywords for the stock ones
+    # whenever a $ref crosses into another file. The draft is stated by the Resource instead.
+    resources_ = [
+        (schema_id, DRAFT202012.create_resource(_without_dialect(contents)))
+        for schema_id, contents in documents().items()
+    ]
+    return Registry().with_resources(resources_).crawl()
+
+
+def _without_dialect(contents: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in contents.items() if key != "$schema"}
+
+
+def contents(schema_id: str) -> dict[str, Any]:
+    """A schema as validation uses it (shared, never to be changed)."""
+    return registry().contents(schema_id)  # type: ignore[no-any-return]
+
+
+_Validator = validators.extend(Draft202012Validator, validators=_keywords.OVERRIDES)
+
+
+@functools.cache
+def validator(schema_id: str) -> Any:
+    return _Validator(
+        contents(schema_id),
+        registry=registry(),
+        format_checker=Draft202012Validator.FORMAT_CHECKER,
+    )
+
+
+def check(schema_id: str, data: Any, prefix: tuple[str, ...] = ()) -> Iterator[Finding]:
+    """Validate ``data`` against one schema and yield a finding per error, most relevant first."""
+    seen: set[tuple[str, str]] = set()
+    for error in validator(schema_id).iter_errors(data):
+        if error.context:
+            error = best_match([error])
+        finding = _finding(error, prefix)
+        if (finding.pointer, finding.message) not in seen:
+            seen.add((finding.pointer, finding.message))
+            yield finding
+
+
+def _finding(error: ValidationError, prefix: tuple[str, ...]) -> Finding:
+    pointer = to_pointer((*prefix, *(str(token) for token in error.absolute_path)))
+    keyword = str(error.validator)
+    code = "schema." + _CODE_NAMES.get(keyword, keyword)
+    if keyword in _keywords.MISSING_MEMBER_KEYWORDS:
+        anchor = Anchor.PARENT
+    elif "propertyNames" in error.absolute_schema_path:
+        anchor, code = Anchor.KEY, "schema.member-name"
+    elif keyword in _keywords.MEMBER_NAME_KEYWORDS:
+        anchor = Anchor.KEY
+    else:
+        anchor = Anchor.VALUE
+    if error.schema is _relative_path_schema():
+        # Escaping its root is what a bad relative path means; say so with the security code.
+        code = "security.path-escape"
+    return Finding(pointer, code, str(error.message), anchor=anchor)
+
+
+@functools.lru_cache(maxsize=1)
+def _relative_path_schema() -> Any:
+    return contents(BASE_URI + "common/defs.v1.json")["$defs"]["relativePath"]
+
+
+# Codes name the JSON Schema keyword that failed, in the kebab-case the other codes use.
+_CODE_NAMES = {
+    "additionalProperties": "unexpected-member",
+    "required": "required",
+    "dependentRequired": "required",
+    "propertyNames": "member-name",
+    "minProperties": "min-properties",
+    "maxProperties": "max-properties",
+    "minItems": "min-items",
+    "maxItems": "max-items",
+    "minLength": "min-length",
+    "maxLength": "max-length",
+    "uniqueItems": "unique-items",
+    "exclusiveMinimum": "minimum",
+    "exclusiveMaximum": "maximum",
+    "multipleOf": "multiple-of",
+    "not": "not-allowed",
+}

@@ -1,0 +1,99 @@
+"""Wording shared by every message: short values, JSON type names, "did you mean"."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+SHOWN_LENGTH = 60
+
+
+def shorten(text: str, limit: int = SHOWN_LENGTH) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def quote(text: str, limit: int = SHOWN_LENGTH) -> str:
+    return repr(shorten(text, limit))
+
+
+def describe(value: Any) -> str:
+    """A short description of a JSON value, never longer than a line."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, (int, float)):
+        return f"the number {shorten(repr(value), 30)}"
+    if isinstance(value, str):
+        return f"the string {quote(value)}" if value else "an empty string"
+    if isinstance(value, dict):
+        return "an empty object" if not value else f"an object with {len(value)} member(s)"
+    if isinstance(value, list):
+        return "an empty array" if not value else f"an array of {len(value)} item(s)"
+    return f"a {type(value).__name__} value"
+
+
+_ARTICLES = {
+    "object": "an object",
+    "array": "an array",
+    "string": "a string",
+    "number": "a number",
+    "integer": "an integer",
+    "boolean": "a boolean",
+    "null": "null",
+}
+
+
+def type_names(types: str | Iterable[str]) -> str:
+    names = [types] if isinstance(types, str) else list(types)
+    words = [_ARTICLES.get(name, name) for name in names]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def edit_distance(left: str, right: str) -> int:
+    """Levenshtein distance (insertions, deletions, substitutions)."""
+    if len(left) < len(right):
+        left, right = right, left
+    previous = list(range(len(right) + 1))
+    for i, char in enumerate(left, 1):
+        current = [i]
+        for j, other in enumerate(right, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char != other)))
+        previous = current
+    return previous[-1]
+
+
+_SEPARATORS = re.compile(r"[^a-z0-9]+")
+
+
+def _folded(name: str) -> str:
+    return _SEPARATORS.sub("_", name.lower()).strip("_")
+
+
+def closest(name: str, known: Iterable[str], *, distance: int = 2) -> str | None:
+    """The known name that ``name`` most likely misspells, if any.
+
+    A name that differs only in case or separators (``fault_location`` for ``fault location``), or
+    that is within ``distance`` edits, is a likely misspelling.
+    """
+    best: tuple[int, str] | None = None
+    folded = _folded(name)
+    for candidate in known:
+        if candidate == name:
+            continue
+        if _folded(candidate) == folded:
+            return candidate
+        if abs(len(candidate) - len(name)) > distance:
+            continue
+        edits = edit_distance(name, candidate)
+        if edits <= distance and (best is None or edits < best[0]):
+            best = (edits, candidate)
+    return best[1] if best else None
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    match = closest(name, known)
+    return f"; did you mean {match!r}?" if match else ""

@@ -1,0 +1,97 @@
+"""The ``agentbeats-spec`` command: argument parsing and output only; no validation logic."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import _reporters, kinds, schema
+from ._core import check_paths
+from ._issues import SpecError
+from ._kinds import KINDS
+from ._kinds import get as get_kind
+from ._version import __version__
+
+EXIT_VALID, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agentbeats-spec",
+        description="Validate the files that agent assessments produce (ABV3, ABB, AgentCompass, ACTF).",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    validate = commands.add_parser(
+        "validate",
+        help="check files and folders; exit 0 when valid, 1 when an error was found, 2 for a usage problem",
+        description="Check artifact files, or every artifact below a folder.",
+    )
+    validate.add_argument("paths", nargs="+", metavar="PATH", type=Path)
+    validate.add_argument(
+        "--kind", choices=list(KINDS), help="the artifact kind, when names and content cannot tell"
+    )
+    validate.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
+    validate.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    validate.add_argument(
+        "--no-context", action="store_true", help="text format: do not show the source line under each issue"
+    )
+
+    commands.add_parser("kinds", help="list the artifact kinds, their files and schema versions")
+
+    show = commands.add_parser("schema", help="print the JSON Schema of a kind")
+    show.add_argument("kind", choices=list(KINDS))
+    show.add_argument(
+        "--schema-version", dest="schema_version", help="a schema version (default: the newest)"
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = _parser().parse_args(argv)
+    try:
+        if arguments.command == "validate":
+            return _validate(arguments)
+        if arguments.command == "kinds":
+            return _kinds()
+        return _schema(arguments)
+    except SpecError as error:
+        print(f"agentbeats-spec: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_USAGE
+
+
+def _validate(arguments: argparse.Namespace) -> int:
+    missing = [str(path) for path in arguments.paths if not path.exists() and not path.is_symlink()]
+    if missing:
+        print(f"agentbeats-spec: error: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+        return EXIT_USAGE
+    kind = get_kind(arguments.kind) if arguments.kind else None
+    report = check_paths(arguments.paths, kind)
+    if arguments.format == "json":
+        _reporters.json_report(report, sys.stdout, strict=arguments.strict)
+    else:
+        _reporters.text(report, sys.stdout, context=not arguments.no_context, strict=arguments.strict)
+    failed = any(issue.severity == "error" or arguments.strict for issue in report.issues)
+    return EXIT_INVALID if failed else EXIT_VALID
+
+
+def _kinds() -> int:
+    for kind in kinds():
+        files = ", ".join(kind.file_match) or "(by schema_version or --kind)"
+        versions = ", ".join(kind.versions)
+        print(f"{kind.name:<26} {kind.title}\n{'':<26} files: {files}; versions: {versions}")
+    return EXIT_VALID
+
+
+def _schema(arguments: argparse.Namespace) -> int:
+    json.dump(schema(arguments.kind, arguments.schema_version), sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+    return EXIT_VALID

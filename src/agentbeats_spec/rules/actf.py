@@ -1,0 +1,126 @@
+"""ACTF_v1.0 trajectory rules, for a trajectory on its own and inside every attempt."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from .._issues import Finding
+from .._pointers import join
+from .._text import quote
+
+_TIMESTAMP = re.compile(
+    r"^([0-9]{4})-([0-9]{2})-([0-9]{2})[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:[.,]([0-9]+))?"
+    r"(Z|z|[+-][0-9]{2}:?[0-9]{2})?\Z"
+)
+_LISTS = ("tools", "observation")
+
+
+def parse_timestamp(text: str) -> tuple[datetime.datetime | None, bool]:
+    """(the moment, whether it has a UTC offset); None when the text is no real date-time."""
+    match = _TIMESTAMP.match(text)
+    if match is None:
+        return None, False
+    year, month, day, hour, minute, second, fraction, offset = match.groups()
+    try:
+        moment = datetime.datetime(
+            int(year),
+            int(month),
+            int(day),
+            int(hour),
+            int(minute),
+            int(second),
+            int((fraction or "0")[:6].ljust(6, "0")),
+        )
+    except ValueError:
+        return None, offset is not None
+    if offset is None:
+        return moment, False
+    if offset in ("Z", "z"):
+        return moment.replace(tzinfo=datetime.timezone.utc), True
+    sign = -1 if offset[0] == "-" else 1
+    digits = offset[1:].replace(":", "")
+    try:
+        zone = datetime.timezone(sign * datetime.timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
+    except ValueError:
+        return None, True
+    return moment.replace(tzinfo=zone), True
+
+
+def trajectory(data: Any, pointer: str = "") -> Iterator[Finding]:
+    if not isinstance(data, dict):
+        return
+    yield from _span(data, pointer, "the trajectory")
+    steps = data.get("steps")
+    if not isinstance(steps, list):
+        return
+    previous: int | None = None
+    for index, step in enumerate(steps):
+        step_pointer = join(pointer, "steps", index)
+        if not isinstance(step, dict):
+            continue
+        step_id = step.get("step_id")
+        if isinstance(step_id, int) and not isinstance(step_id, bool):
+            if previous is not None and step_id <= previous:
+                yield Finding(
+                    join(step_pointer, "step_id"),
+                    "rule.step-order",
+                    f"step_id {step_id} does not increase (the previous step is {previous}); "
+                    "step ids are strictly increasing",
+                )
+            previous = step_id
+        for name in _LISTS:
+            yield from _empty_object(step.get(name), join(step_pointer, name))
+        content = step.get("assistant_content")
+        if isinstance(content, dict):
+            yield from _empty_object(
+                content.get("tool_calls"), join(step_pointer, "assistant_content", "tool_calls")
+            )
+        yield from _span(step, step_pointer, f"step {index}")
+
+
+def _empty_object(value: Any, pointer: str) -> Iterator[Finding]:
+    if isinstance(value, dict) and not value:
+        yield Finding(
+            pointer,
+            "rule.empty-object-list",
+            "{} stands for an empty list here; write [] (or null)",
+            severity="warning",
+        )
+
+
+def _span(holder: dict[str, Any], pointer: str, what: str) -> Iterator[Finding]:
+    moments: dict[str, datetime.datetime] = {}
+    for name in ("started_at", "finished_at"):
+        value = holder.get(name)
+        if not isinstance(value, str) or not value or _TIMESTAMP.match(value) is None:
+            continue  # null, "" and malformed text are the schema's to judge
+        moment, has_offset = parse_timestamp(value)
+        if moment is None:
+            yield Finding(
+                join(pointer, name),
+                "rule.timestamp",
+                f"{quote(value)} is not a real date and time (month, day, hour or offset out of range)",
+            )
+            continue
+        if not has_offset:
+            yield Finding(
+                join(pointer, name),
+                "rule.timestamp-offset",
+                f"{quote(value)} has no UTC offset, so the moment it names depends on where it was written; "
+                "add Z or +00:00",
+                severity="warning",
+            )
+        moments[name] = moment
+    started, finished = moments.get("started_at"), moments.get("finished_at")
+    if started is None or finished is None or (started.tzinfo is None) != (finished.tzinfo is None):
+        return  # a naive and an aware moment cannot be compared
+    if finished < started:
+        yield Finding(
+            join(pointer, "finished_at"),
+            "rule.finished-before-started",
+            f"{what} finishes ({finished.isoformat()}) before it starts ({started.isoformat()})",
+            severity="warning",
+        )

@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import agentbeats_spec
+from agentbeats_spec import Issue
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+VALID = FIXTURES / "valid"
+TASK_DIR = next((VALID / "agentcompass-run" / "details" / "error").iterdir())
+
+
+def load_fixture(relative: str) -> Any:
+    return json.loads((FIXTURES / relative).read_text(encoding="utf-8"))
+
+
+def issues(source: Any, kind: str | None = None) -> list[Issue]:
+    return agentbeats_spec.validate(source, kind)
+
+
+def summary(source: Any, kind: str | None = None) -> set[tuple[str, str]]:
+    """(code, pointer) of every issue."""
+    return {(issue.code, issue.pointer) for issue in issues(source, kind)}
+
+
+def errors(source: Any, kind: str | None = None) -> set[tuple[str, str]]:
+    return {(issue.code, issue.pointer) for issue in issues(source, kind) if issue.severity == "error"}
+
+
+def text(data: Any) -> str:
+    """Indented JSON text, so that each member sits on a line of its own."""
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+def one(source: Any, kind: str | None = None) -> Issue:
+    found = issues(source, kind)
+    assert len(found) == 1, found
+    return found[0]
+
+
+@pytest.fixture
+def attempt() -> dict[str, Any]:
+    return copy.deepcopy(
+        load_fixture(f"valid/agentcompass-run/details/error/{TASK_DIR.name}/attempt-1/result.json")
+    )
+
+
+@pytest.fixture
+def task_index() -> dict[str, Any]:
+    return copy.deepcopy(load_fixture(f"valid/agentcompass-run/details/error/{TASK_DIR.name}/task.json"))
+
+
+@pytest.fixture
+def detail() -> dict[str, Any]:
+    return copy.deepcopy(load_fixture("valid/task-detail/swe-utils.task-detail.json"))
+
+
+@pytest.fixture
+def trajectory() -> dict[str, Any]:
+    return copy.deepcopy(load_fixture("valid/actf/trajectory.json"))
+
+
+@pytest.fixture
+def case() -> dict[str, Any]:
+    return copy.deepcopy(
+        load_fixture("valid/abb/resources/agents/demo-agent/ground_truth/issue_123/verify.case.json")
+    )
+
+
+@pytest.fixture
+def retry_record() -> dict[str, Any]:
+    path = next((TASK_DIR / "attempt-1" / "retries").iterdir())
+    return copy.deepcopy(json.loads(path.read_text(encoding="utf-8")))

@@ -1,0 +1,86 @@
+"""AgentCompass task.json, agentcompass.task.v3 (kind agentcompass-task)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .conftest import TASK_DIR, issues, one, summary, text
+
+IDENTITY = {
+    "schema_version": "agentcompass.task.v3",
+    "task_id": "example-task",
+    "attempts": {"1": "attempt-1"},
+}
+
+
+def test_the_spec_example_is_valid() -> None:
+    example = {
+        "schema_version": "agentcompass.task.v3",
+        "task_id": "example-task",
+        "category": "coding",
+        "ground_truth": None,
+        "attempt_plan": {"k": 3, "strategy": "avg"},
+        "attempts": {"1": "attempt-1", "2": "attempt-2", "3": "attempt-3"},
+    }
+    assert issues(example) == []
+
+
+def test_the_identity_index_of_a_running_task_is_valid() -> None:
+    assert issues(IDENTITY) == []
+
+
+def test_the_kind_is_told_by_the_file_name() -> None:
+    assert issues(TASK_DIR / "task.json") == []
+
+
+@pytest.mark.parametrize("missing", ["category", "ground_truth", "attempt_plan"])
+def test_shared_metadata_is_published_all_together(task_index: dict[str, Any], missing: str) -> None:
+    del task_index[missing]
+    issue = one(text(task_index))
+    assert (issue.code, issue.pointer, issue.line, issue.column) == ("schema.required", f"/{missing}", 1, 1)
+
+
+def test_an_unknown_schema_version_names_the_known_ones() -> None:
+    issue = one({**IDENTITY, "schema_version": "agentcompass.task.v2"}, "agentcompass-task")
+    assert (issue.code, issue.pointer) == ("schema.unknown-version", "/schema_version")
+    assert "agentcompass.task.v3" in issue.message
+
+
+@pytest.mark.parametrize("task_id", [" example", "example\n", "", "\t"])
+def test_task_id_has_no_surrounding_white_space(task_id: str) -> None:
+    assert summary({**IDENTITY, "task_id": task_id}) == {("schema.pattern", "/task_id")}
+
+
+@pytest.mark.parametrize("key", ["01", "0", "-1", "one", "1.0"])
+def test_attempt_keys_are_canonical_positive_integers(key: str) -> None:
+    issue = one(text({**IDENTITY, "attempts": {key: "attempt-1"}}))
+    assert (issue.code, issue.pointer, issue.line, issue.column) == (
+        "schema.member-name",
+        f"/attempts/{key}",
+        5,
+        5,
+    )
+
+
+@pytest.mark.parametrize("directory", ["attempt-2", "attempt-01", "attempt_1", "a1"])
+def test_attempts_map_n_to_attempt_n(directory: str) -> None:
+    codes = {code for code, _ in summary({**IDENTITY, "attempts": {"1": directory}})}
+    assert codes <= {"rule.attempt-directory", "schema.pattern"} and codes
+
+
+def test_k_is_at_least_the_largest_attempt_number(task_index: dict[str, Any]) -> None:
+    task_index["attempt_plan"]["k"] = 2
+    assert summary(task_index) == {("rule.attempt-plan-k", "/attempt_plan/k")}
+
+
+def test_unknown_strategy_is_a_warning(task_index: dict[str, Any]) -> None:
+    task_index["attempt_plan"]["strategy"] = "median"
+    issue = one(task_index)
+    assert (issue.code, issue.severity) == ("rule.unknown-strategy", "warning")
+
+
+def test_no_member_beyond_the_spec(task_index: dict[str, Any]) -> None:
+    task_index["result"] = {}
+    assert summary(task_index) == {("schema.unexpected-member", "/result")}
