@@ -46,9 +46,7 @@ def one(source: Any, kind: str | None = None) -> Issue:
 
 @pytest.fixture
 def attempt() -> dict[str, Any]:
-    return copy.deepcopy(
-        load_fixture(f"valid/agentcompass-run/details/error/{TASK_DIR.name}/attempt-1/result.json")
-    )
+    return copy.deepcopy(load_fixture(f"valid/agentcompass-run/details/error/{TASK_DIR.name}/attempt-1/result.json"))
 
 
 @pytest.fixture
@@ -68,9 +66,7 @@ def trajectory() -> dict[str, Any]:
 
 @pytest.fixture
 def case() -> dict[str, Any]:
-    return copy.deepcopy(
-        load_fixture("valid/abb/resources/agents/demo-agent/ground_truth/issue_123/verify.case.json")
-    )
+    return copy.deepcopy(load_fixture("valid/abb/resources/agents/demo-agent/ground_truth/issue_123/verify.case.json"))
 
 
 @pytest.fixture

@@ -28,9 +28,7 @@ def test_annotation_details_may_be_absent(case: dict[str, Any]) -> None:
         ("root cause", "Root cause"),
     ],
 )
-def test_spaced_field_names_must_be_spelled_as_the_spec_does(
-    case: dict[str, Any], wrong: str, right: str
-) -> None:
+def test_spaced_field_names_must_be_spelled_as_the_spec_does(case: dict[str, Any], wrong: str, right: str) -> None:
     case[wrong] = case.pop(right)
     issue = one(text(case), "abb-case")
     assert (issue.code, issue.pointer, issue.severity) == ("rule.misspelled-key", f"/{wrong}", "error")
@@ -73,9 +71,7 @@ def test_line_end_is_not_before_line_start(case: dict[str, Any]) -> None:
     assert summary(case, "abb-case") == {("rule.line-range", "/fault location/0/line_end")}
 
 
-@pytest.mark.parametrize(
-    ("steps", "code"), [([], "schema.min-items"), ("run it", "schema.type"), ([1], "schema.type")]
-)
+@pytest.mark.parametrize(("steps", "code"), [([], "schema.min-items"), ("run it", "schema.type"), ([1], "schema.type")])
 def test_steps_is_a_non_empty_array_of_strings(case: dict[str, Any], steps: Any, code: str) -> None:
     case["steps"] = steps
     assert {c for c, _ in summary(case, "abb-case")} == {code}

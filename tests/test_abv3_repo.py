@@ -34,9 +34,7 @@ def test_run_command_is_required_and_not_blank() -> None:
     assert summary(MINIMAL.replace('command = "python main.py"', ""), "abv3-repo") == {
         ("schema.required", "/run/command")
     }
-    assert summary(MINIMAL.replace('"python main.py"', '" "'), "abv3-repo") == {
-        ("schema.pattern", "/run/command")
-    }
+    assert summary(MINIMAL.replace('"python main.py"', '" "'), "abv3-repo") == {("schema.pattern", "/run/command")}
     assert summary(MINIMAL.split("[run]")[0], "abv3-repo") == {("schema.required", "/run")}
 
 
@@ -78,13 +76,8 @@ def test_tags_are_unique_strings() -> None:
         ("ftp://example.org/logo.svg", {("rule.logo-url", "/abv3_repo/logo_file")}),
     ],
 )
-def test_logo_file_is_a_url_or_a_path_inside_the_repository(
-    logo: str, expected: set[tuple[str, str]]
-) -> None:
-    assert (
-        summary(MINIMAL.replace('author = "a"', f'author = "a"\nlogo_file = "{logo}"'), "abv3-repo")
-        == expected
-    )
+def test_logo_file_is_a_url_or_a_path_inside_the_repository(logo: str, expected: set[tuple[str, str]]) -> None:
+    assert summary(MINIMAL.replace('author = "a"', f'author = "a"\nlogo_file = "{logo}"'), "abv3-repo") == expected
 
 
 @pytest.mark.parametrize("folder", ["../elsewhere", "/abs", "a/../../b", "C:/results"])

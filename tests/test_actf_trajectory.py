@@ -99,9 +99,7 @@ def test_finishing_before_starting_is_a_warning(trajectory: dict[str, Any]) -> N
     )
 
 
-@pytest.mark.parametrize(
-    ("field", "value"), [("prompt_tokens_len", "12"), ("stop_reason", 3), ("llm_infer_ms", [])]
-)
+@pytest.mark.parametrize(("field", "value"), [("prompt_tokens_len", "12"), ("stop_reason", 3), ("llm_infer_ms", [])])
 def test_metric_values_are_typed(trajectory: dict[str, Any], field: str, value: Any) -> None:
     trajectory["steps"][0]["metric"][field] = value
     assert summary(trajectory) == {("schema.type", f"/steps/0/metric/{field}")}

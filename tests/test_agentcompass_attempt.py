@@ -123,9 +123,7 @@ def test_analysis_result_entries_have_typed_known_members(attempt: dict[str, Any
 
 def test_trajectory_is_actf_or_empty(attempt: dict[str, Any]) -> None:
     attempt["trajectory"]["steps"][1]["metric"]["llm_infer_ms"] = "slow"
-    assert summary(attempt, "agentcompass-attempt") == {
-        ("schema.type", "/trajectory/steps/1/metric/llm_infer_ms")
-    }
+    assert summary(attempt, "agentcompass-attempt") == {("schema.type", "/trajectory/steps/1/metric/llm_infer_ms")}
     attempt["trajectory"] = {"steps": []}
     assert summary(attempt, "agentcompass-attempt") == {("schema.required", "/trajectory/schema_version")}
 

@@ -63,9 +63,7 @@ def _check_data(data: Any, kind: _kinds.Kind | None) -> Iterator[Finding]:
     yield from kind.rules(data)
 
 
-def _issues(
-    document: Document, findings: list[Finding], file: str | None, kind: _kinds.Kind | None
-) -> list[Issue]:
+def _issues(document: Document, findings: list[Finding], file: str | None, kind: _kinds.Kind | None) -> list[Issue]:
     unplaced = [(f.pointer, f.anchor) for f in findings if f.line is None]
     positions = document.positions(unplaced) if unplaced else {}
     issues = []
@@ -175,11 +173,7 @@ def _check_file(path: Path, kind: _kinds.Kind | None, *, explicit: bool) -> list
     syntax = kind.syntax if kind else _kinds.syntax_for(path)
     document = _documents.read(raw, syntax)
     # Inside a folder, a JSON file is an artifact only when its content says which.
-    if (
-        not explicit
-        and kind is None
-        and (not document.readable or _kinds.from_content(document.data) is None)
-    ):
+    if not explicit and kind is None and (not document.readable or _kinds.from_content(document.data) is None):
         return None
     return check_document(document, kind, display)
 

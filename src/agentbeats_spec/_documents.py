@@ -99,9 +99,7 @@ def _non_json(value: Any, path: Path, depth: int) -> Iterable[Finding]:
         return
     if isinstance(value, float):
         if not math.isfinite(value):
-            yield Finding(
-                to_pointer(path), "json.non-finite", f"{value} is not valid JSON; use a finite number"
-            )
+            yield Finding(to_pointer(path), "json.non-finite", f"{value} is not valid JSON; use a finite number")
         return
     if isinstance(value, dict):
         for key, item in value.items():

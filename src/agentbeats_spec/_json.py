@@ -102,9 +102,7 @@ def decode(raw: bytes, *, family: str) -> tuple[str | None, list[Finding]]:
     if nul != -1:
         line, column = Lines(text).position(nul)
         findings.append(
-            Finding(
-                "", f"{family}.nul-byte", "a NUL byte is not allowed in a text file", line=line, column=column
-            )
+            Finding("", f"{family}.nul-byte", "a NUL byte is not allowed in a text file", line=line, column=column)
         )
         return None, findings
     return text, findings
@@ -121,9 +119,7 @@ class _Flags:
 def parse(text: str, *, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Finding]]:
     """Parse JSON text strictly. Returns (data, findings); data is meaningful only without errors."""
     if not text.strip(" \t\n\r"):
-        return None, [
-            Finding("", "json.empty", "the file is empty; expected a JSON document", line=1, column=1)
-        ]
+        return None, [Finding("", "json.empty", "the file is empty; expected a JSON document", line=1, column=1)]
     flags = _Flags()
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -183,9 +179,7 @@ def _syntax_finding(text: str, error: json.JSONDecodeError) -> Finding:
         message = f"the document ends too early ({error.msg.lower()}); is the file truncated?"
     else:
         found = text[position]
-        message = (
-            f"{error.msg}; found {shorten(text[position : position + 20])!r}" if found.strip() else error.msg
-        )
+        message = f"{error.msg}; found {shorten(text[position : position + 20])!r}" if found.strip() else error.msg
         if error.msg.startswith("Unterminated string"):
             message = "a string is not closed before the end of the file; is the file truncated?"
     return Finding("", "json.syntax", message, line=line, column=column)

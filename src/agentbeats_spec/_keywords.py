@@ -48,9 +48,7 @@ def dependent_required(
                 yield ValidationError(f"missing member {name!r}: {group} are written together", path=[name])
 
 
-def additional_properties(
-    validator: Validator, allowed: Any, instance: Any, schema: dict[str, Any]
-) -> Iterator[Any]:
+def additional_properties(validator: Validator, allowed: Any, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
     if not validator.is_type(instance, "object"):
         return
     known = schema.get("properties", {})

@@ -25,9 +25,7 @@ def text(report: Report, out: TextIO, *, context: bool = True, strict: bool = Fa
     warnings = len(report.issues) - errors
     verdict = "valid" if _valid(report, strict) else "invalid"
     skipped = f", {report.skipped} other file(s) skipped" if report.skipped else ""
-    out.write(
-        f"{verdict}: {report.checked} file(s) checked{skipped}; {errors} error(s), {warnings} warning(s)\n"
-    )
+    out.write(f"{verdict}: {report.checked} file(s) checked{skipped}; {errors} error(s), {warnings} warning(s)\n")
 
 
 def _context(issue: Issue) -> Iterator[str]:

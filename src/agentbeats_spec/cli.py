@@ -32,12 +32,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Check artifact files, or every artifact below a folder.",
     )
     validate.add_argument("paths", nargs="+", metavar="PATH", type=Path)
-    validate.add_argument(
-        "--kind", choices=list(KINDS), help="the artifact kind, when names and content cannot tell"
-    )
-    validate.add_argument(
-        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
-    )
+    validate.add_argument("--kind", choices=list(KINDS), help="the artifact kind, when names and content cannot tell")
+    validate.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     validate.add_argument("--strict", action="store_true", help="treat warnings as errors")
     validate.add_argument(
         "--no-context", action="store_true", help="text format: do not show the source line under each issue"
@@ -47,9 +43,7 @@ def _parser() -> argparse.ArgumentParser:
 
     show = commands.add_parser("schema", help="print the JSON Schema of a kind")
     show.add_argument("kind", choices=list(KINDS))
-    show.add_argument(
-        "--schema-version", dest="schema_version", help="a schema version (default: the newest)"
-    )
+    show.add_argument("--schema-version", dest="schema_version", help="a schema version (default: the newest)")
     return parser
 
 

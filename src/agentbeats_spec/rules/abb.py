@@ -71,12 +71,7 @@ def _issue_url(issue: dict[str, Any]) -> Iterator[Finding]:
     expected = [*repository.lower().split("/"), "issues", str(number)]
     found = [segment.lower() for segment in segments[:4]]
     # GitHub serves an issue and a pull request of the same number at either address.
-    if (
-        len(segments) != 4
-        or found[:2] != expected[:2]
-        or found[2] not in ("issues", "pull")
-        or found[3] != expected[3]
-    ):
+    if len(segments) != 4 or found[:2] != expected[:2] or found[2] not in ("issues", "pull") or found[3] != expected[3]:
         yield Finding(
             "/issue/url",
             "rule.issue-url",

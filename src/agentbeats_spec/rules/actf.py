@@ -75,9 +75,7 @@ def trajectory(data: Any, pointer: str = "") -> Iterator[Finding]:
             yield from _empty_object(step.get(name), join(step_pointer, name))
         content = step.get("assistant_content")
         if isinstance(content, dict):
-            yield from _empty_object(
-                content.get("tool_calls"), join(step_pointer, "assistant_content", "tool_calls")
-            )
+            yield from _empty_object(content.get("tool_calls"), join(step_pointer, "assistant_content", "tool_calls"))
         yield from _span(step, step_pointer, f"step {index}")
 
 

@@ -82,11 +82,7 @@ def _declared_artifacts(index: Any, pointer: str) -> Iterator[Finding]:
             continue
         destination = posixpath.normpath(entry["destination"].replace("\\", "/"))
         for other, earlier in claimed.items():
-            if (
-                destination == other
-                or destination.startswith(other + "/")
-                or other.startswith(destination + "/")
-            ):
+            if destination == other or destination.startswith(other + "/") or other.startswith(destination + "/"):
                 yield Finding(
                     join(pointer, "entries", position, "destination"),
                     "rule.artifact-overlap",

@@ -1,0 +1,124 @@
+"""The agentbeats-spec command: verdicts, exit codes and output formats."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentbeats_spec.cli import main
+
+from .conftest import FIXTURES, VALID
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_valid_fixtures_exit_0_with_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "validate", str(VALID))
+    assert code == 0
+    assert out.startswith("valid: ") and "0 error(s), 0 warning(s)" in out
+
+
+def test_invalid_fixtures_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "validate", "--no-context", str(FIXTURES / "invalid"))
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[-1].startswith("invalid: 9 file(s) checked")
+    first = lines[0]
+    assert first.startswith(
+        str(FIXTURES / "invalid" / "abb-case" / "verify.case.json") + ":5:15: error schema.minimum "
+    )
+
+
+def test_text_lines_are_sorted_by_file_and_position(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "validate", "--no-context", str(FIXTURES / "invalid"))
+    keys = []
+    for line in out.splitlines()[:-1]:
+        file, line_number, column, _ = line.split(":", 3)
+        keys.append((file, int(line_number), int(column)))
+    assert keys == sorted(keys)
+
+
+def test_context_shows_the_line_and_a_caret(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "validate", str(FIXTURES / "invalid" / "abv3-results" / "results.json"))
+    assert '    2 |   "count": -1,\n' in out
+    assert "      |            ^\n" in out
+    assert "    at /count\n" in out
+
+
+def test_json_report_is_exactly_one_object(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "validate", "--format", "json", str(FIXTURES / "invalid" / "abv3-results"))
+    report = json.loads(out)
+    assert code == 1
+    assert set(report) == {"valid", "checked", "issues"}
+    assert report["valid"] is False and report["checked"] == 1
+    assert report["issues"][0] == {
+        "file": str(FIXTURES / "invalid" / "abv3-results" / "results.json"),
+        "kind": "abv3-results",
+        "pointer": "/success_rate",
+        "line": 1,
+        "column": 1,
+        "severity": "error",
+        "code": "rule.main-metric",
+        "message": "main_metric names 'success_rate', but there is no member 'success_rate' holding its value",
+    }
+
+
+def test_warnings_pass_unless_strict(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "trajectory.json"
+    path.write_text('{"schema_version": "ACTF_v1.0", "steps": [], "started_at": "2026-08-01 10:00:00"}')
+    assert run(capsys, "validate", str(path))[0] == 0
+    code, out, _ = run(capsys, "validate", "--strict", "--format", "json", str(path))
+    assert code == 1 and json.loads(out)["valid"] is False
+
+
+def test_a_missing_path_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = run(capsys, "validate", str(tmp_path / "nope.json"))
+    assert (code, out) == (2, "")
+    assert "no such file or folder" in err
+
+
+def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["validate", "--kind", "nope", "x"])
+    assert exit_info.value.code == 2
+
+
+def test_an_unknown_kind_tells_how_to_pass_kind(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "data.json"
+    path.write_text('{"count": 1}')
+    code, out, _ = run(capsys, "validate", "--no-context", str(path))
+    assert code == 1
+    assert "schema.unknown-kind" in out and "--kind" in out
+    assert run(capsys, "validate", "--kind", "abv3-results", str(path))[0] == 1
+
+
+def test_kind_overrides_detection(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "anything.json"
+    path.write_text('{"count": 1, "main_metric": "m", "m": 0.5}')
+    assert run(capsys, "validate", "--kind", "abv3-results", str(path))[0] == 0
+
+
+def test_kinds_and_schema_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "kinds")
+    assert code == 0 and "agentcompass-task-detail" in out
+    code, out, _ = run(capsys, "schema", "agentcompass-task")
+    assert code == 0 and json.loads(out)["$id"].endswith("/agentcompass/task.v3.json")
+
+
+def test_python_dash_m_runs_the_same_command() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "agentbeats_spec", "validate", "--format", "json", str(VALID)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["valid"] is True
