@@ -1,6 +1,6 @@
 # Two entry points, each doing its own set-up on a fresh machine:
 #   make validate   validate the shipped fixtures (the valid ones pass, the invalid ones show their issues)
-#   make test       lint, type-check and run the whole test suite
+#   make test       lint, type-check, check generated files and run the whole test suite
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -24,6 +24,7 @@ test: $(STAMP)
 	$(BIN)/ruff check src tests tools benchmarks
 	$(BIN)/mypy src
 	$(BIN)/python tools/catalog.py --check
+	$(BIN)/python tools/codegen.py --check
 	$(BIN)/python -m pytest
 
 clean:

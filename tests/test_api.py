@@ -25,19 +25,9 @@ KIND_NAMES = [
 
 
 def test_the_public_names_are_exactly_these() -> None:
-    assert sorted(agentbeats_spec.__all__) == sorted(
-        [
-            "validate",
-            "schema",
-            "kinds",
-            "Issue",
-            "Kind",
-            "SpecError",
-            "InvalidDocument",
-            "UnknownKind",
-            "__version__",
-        ]
-    )
+    functions = ["validate", "schema", "kinds", "load", "loads", "dump", "dumps", "to_dict", "from_dict"]
+    types = ["Issue", "Kind", "SpecError", "InvalidDocument", "UnknownKind", "__version__"]
+    assert sorted(agentbeats_spec.__all__) == sorted(functions + types)
 
 
 def test_kinds_have_the_documented_names() -> None:

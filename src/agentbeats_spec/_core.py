@@ -29,13 +29,26 @@ class Report:
         return not any(issue.severity == "error" for issue in self.issues)
 
 
-def check_document(document: Document, kind: _kinds.Kind | None, file: str | None) -> list[Issue]:
+@attrs.frozen
+class Examined:
+    """One document after the whole path: what it is, and what is wrong with it."""
+
+    document: Document
+    kind: _kinds.Kind | None
+    issues: list[Issue]
+
+    @property
+    def valid(self) -> bool:
+        return not any(issue.severity == "error" for issue in self.issues)
+
+
+def examine(document: Document, kind: _kinds.Kind | None, file: str | None) -> Examined:
     findings = list(document.findings)
     if document.readable:
         if kind is None:
             kind = _kinds.from_content(document.data)
         findings.extend(_check_data(document.data, kind))
-    return _issues(document, findings, file, kind)
+    return Examined(document, kind, _issues(document, findings, file, kind))
 
 
 def _check_data(data: Any, kind: _kinds.Kind | None) -> Iterator[Finding]:
@@ -45,8 +58,6 @@ def _check_data(data: Any, kind: _kinds.Kind | None) -> Iterator[Finding]:
             "schema.unknown-kind",
             "cannot tell what kind of artifact this is from its name or its schema_version; "
             f"pass --kind (kind= in Python) with one of: {', '.join(_kinds.KINDS)}",
-            line=1,
-            column=1,
         )
         return
     schema_id = kind.schema_id(data)
@@ -92,16 +103,19 @@ def check_source(source: Any, kind_name: str | None = None) -> Report:
     kind = _kinds.get(kind_name) if kind_name is not None else None
     if isinstance(source, os.PathLike):
         return check_paths([Path(source)], kind)
+    return Report(tuple(examine_source(source, kind).issues), 1)
+
+
+def examine_source(source: Any, kind: _kinds.Kind | None) -> Examined:
+    """The text or bytes of one document, or a parsed mapping."""
     if isinstance(source, (str, bytes)):
         syntax = kind.syntax if kind else "json"
         raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
-        document = _documents.read(raw, syntax)
-        return Report(tuple(check_document(document, kind, None)), 1)
+        return examine(_documents.read(raw, syntax), kind, None)
     if isinstance(source, Mapping):
-        document = _documents.from_data(dict(source))
-        return Report(tuple(check_document(document, kind, None)), 1)
+        return examine(_documents.from_data(dict(source)), kind, None)
     raise TypeError(
-        f"cannot validate a {type(source).__name__}: pass a path (pathlib.Path), the text or bytes of a "
+        f"cannot read a {type(source).__name__}: pass a path (pathlib.Path), the text or bytes of a "
         "document, or a parsed mapping"
     )
 
@@ -112,15 +126,16 @@ def check_paths(paths: Iterable[Path], kind: _kinds.Kind | None = None) -> Repor
     for path in paths:
         if path.is_dir() and not path.is_symlink():
             for file in _walk(path):
-                result = _check_file(file, kind, explicit=False)
+                result = examine_file(file, kind, explicit=False)
                 if result is None:
                     skipped += 1
                     continue
                 checked += 1
-                issues.extend(result)
+                issues.extend(result.issues)
         else:
             checked += 1
-            issues.extend(_check_file(path, kind, explicit=True) or ())
+            result = examine_file(path, kind, explicit=True)
+            issues.extend(result.issues if result else ())
     return Report(tuple(issues), checked, skipped)
 
 
@@ -132,50 +147,29 @@ def _walk(directory: Path) -> Iterator[Path]:
             yield Path(root, name)
 
 
-def _check_file(path: Path, kind: _kinds.Kind | None, *, explicit: bool) -> list[Issue] | None:
-    """Issues of one file; None for a file met in a folder that is no artifact of a known kind."""
+def examine_file(path: Path, kind: _kinds.Kind | None, *, explicit: bool) -> Examined | None:
+    """One file through the whole path; None for a file met in a folder that is no artifact of a known kind."""
     display = str(path)
     if kind is None:
         kind = _kinds.from_path(path)
     if not explicit and kind is None and path.suffix != ".json":
         return None
-    problem = _unreadable(path, follow=explicit)
-    if problem is not None:
-        if not explicit and problem.severity == "warning":
-            return None
-        return [
-            Issue(
-                display,
-                kind.name if kind else None,
-                "",
-                None,
-                None,
-                problem.severity,
-                problem.code,
-                problem.message,
-            )
-        ]
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        return [
-            Issue(
-                display,
-                kind.name if kind else None,
-                "",
-                None,
-                None,
-                "error",
-                "io.unreadable",
-                f"cannot read the file: {error.strerror or error}",
-            )
-        ]
     syntax = kind.syntax if kind else _kinds.syntax_for(path)
+    problem = _unreadable(path, follow=explicit)
+    if problem is not None and not explicit and problem.severity == "warning":
+        return None
+    if problem is None:
+        try:
+            raw = path.read_bytes()
+        except OSError as error:
+            problem = Finding("", "io.unreadable", f"cannot read the file: {error.strerror or error}")
+    if problem is not None:
+        return examine(Document(None, None, syntax, (problem,), readable=False), kind, display)
     document = _documents.read(raw, syntax)
     # Inside a folder, a JSON file is an artifact only when its content says which.
     if not explicit and kind is None and (not document.readable or _kinds.from_content(document.data) is None):
         return None
-    return check_document(document, kind, display)
+    return examine(document, kind, display)
 
 
 def _unreadable(path: Path, *, follow: bool) -> Finding | None:

@@ -1,0 +1,104 @@
+"""The functions of the public API; ``__init__`` re-exports them."""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+from typing import Any
+
+from . import _convert, _core, _documents, _kinds, _schemas, _write
+from ._issues import InvalidDocument, Issue, UnknownKind
+from ._kinds import KINDS, Kind
+
+PathLike = str | os.PathLike[str]
+
+
+def validate(source: Any, kind: str | None = None) -> list[Issue]:
+    """Every issue of ``source``, sorted by file and position; an empty list means valid.
+
+    ``source`` is a path (``pathlib.Path`` or any ``os.PathLike``: a file, or a folder whose artifacts are all
+    checked), the text or bytes of one document, or an already parsed mapping. ``kind`` names the artifact kind
+    (see :func:`kinds`) when its name or content cannot tell. Warnings are issues too: see ``issue.severity``.
+    """
+    return list(_core.check_source(source, kind).issues)
+
+
+def schema(kind: str, version: str | None = None) -> dict[str, Any]:
+    """The JSON Schema of a kind (its newest version unless ``version`` is given), as a new dict."""
+    found = _kinds.get(kind)
+    if version is None:
+        schema_id = found.latest
+    elif version in found.versions:
+        schema_id = found.versions[version]
+    else:
+        raise UnknownKind(f"{kind} {version}", [f"{kind} {known}" for known in found.versions])
+    return copy.deepcopy(_schemas.documents()[schema_id])
+
+
+def kinds() -> tuple[Kind, ...]:
+    """Every artifact kind the package knows, with its file patterns and schema versions."""
+    return tuple(KINDS.values())
+
+
+def load(path: PathLike, kind: str | None = None) -> Any:
+    """Read, validate and return the model of one artifact file.
+
+    Raises :class:`InvalidDocument` carrying every issue when the file has an error (warnings do not stop
+    it). The model class follows the kind: ``agentbeats_spec.models.MODELS[kind]``.
+    """
+    examined = _core.examine_file(Path(path), _kinds.get(kind) if kind else None, explicit=True)
+    assert examined is not None  # a named file always gets a verdict
+    return _model_of(examined)
+
+
+def loads(source: str | bytes, kind: str | None = None) -> Any:
+    """Like :func:`load`, for the text or bytes of a document."""
+    return _model_of(_core.examine_source(source, _kinds.get(kind) if kind else None))
+
+
+def from_dict(kind: str, data: Any) -> Any:
+    """The model of an already parsed document, after the same validation as :func:`load`."""
+    return _model_of(_core.examine_source(data, _kinds.get(kind)))
+
+
+def to_dict(model: Any) -> dict[str, Any]:
+    """The document of a model, as plain JSON values (no validation, no I/O)."""
+    data: dict[str, Any] = _convert.unstructure(model)
+    return data
+
+
+def dumps(model: Any) -> str:
+    """The text of a model's document, after validating it (schema and rules)."""
+    kind, data = _checked(model)
+    return _write.serialize(data, kind.syntax).decode("utf-8")
+
+
+def dump(model: Any, path: PathLike) -> None:
+    """Validate a model and write its document to ``path`` atomically.
+
+    Nothing is written when the model has an error (:class:`InvalidDocument` is raised); a write that fails
+    half-way leaves the previous file intact and no temporary file behind.
+    """
+    kind, data = _checked(model)
+    _write.write_atomic(Path(path), _write.serialize(data, kind.syntax))
+
+
+def _model_of(examined: _core.Examined) -> Any:
+    if not examined.valid or examined.kind is None:
+        raise InvalidDocument(examined.issues)
+    from .models import MODELS
+
+    return _convert.structure(examined.document.data, MODELS[examined.kind.name])
+
+
+def _checked(model: Any) -> tuple[Kind, dict[str, Any]]:
+    kind_name = getattr(type(model), "__kind__", None)
+    if kind_name is None:
+        raise TypeError(f"{type(model).__name__} is not the model of a whole artifact; see agentbeats_spec.kinds()")
+    kind = _kinds.get(kind_name)
+    data = to_dict(model)
+    examined = _core.examine(_documents.from_data(data), kind, None)
+    if not examined.valid:
+        raise InvalidDocument(examined.issues)
+    return kind, data
