@@ -21,7 +21,12 @@ def validate(source: Any, kind: str | None = None) -> list[Issue]:
     checked), the text or bytes of one document, or an already parsed mapping. ``kind`` names the artifact kind
     (see :func:`kinds`) when its name or content cannot tell. Warnings are issues too: see ``issue.severity``.
     """
-    return list(_core.check_source(source, kind).issues)
+    kind_ = _kinds.get(kind) if kind is not None else None
+    if isinstance(source, os.PathLike):
+        from .layouts import check_paths
+
+        return list(check_paths([Path(source)], kind_).issues)
+    return list(_core.examine_source(source, kind_).issues)
 
 
 def schema(kind: str, version: str | None = None) -> dict[str, Any]:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import stat
-from collections.abc import Iterable, Iterator, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -12,21 +12,61 @@ import attrs
 
 from . import _documents, _kinds, _schemas
 from ._documents import Document
-from ._issues import Finding, Issue
+from ._issues import Finding, Issue, Severity
 from ._text import quote
 
 
 @attrs.frozen
 class Report:
-    """What checking some paths found: every issue, and how many files were checked."""
+    """What checking some paths found: every issue, how many files were checked, of which kinds."""
 
     issues: tuple[Issue, ...]
     checked: int
     skipped: int = 0
+    kinds: tuple[tuple[str, int], ...] = ()
 
     @property
     def valid(self) -> bool:
         return not any(issue.severity == "error" for issue in self.issues)
+
+
+@attrs.define
+class Collector:
+    """Gathers the issues of many files and folders into one report."""
+
+    issues: list[Issue] = attrs.field(factory=list)
+    checked: int = 0
+    skipped: int = 0
+    kinds: Counter[str] = attrs.field(factory=Counter)
+    progress: Callable[[int], None] | None = None
+
+    def add(self, examined: Examined | None, label: str | None = None) -> Examined | None:
+        """Count a file (None: a file that is no artifact) and keep its issues."""
+        if examined is None:
+            self.skipped += 1
+            return None
+        self.checked += 1
+        self.kinds[label or (examined.kind.name if examined.kind else "unknown")] += 1
+        self.issues.extend(examined.issues)
+        if self.progress is not None:
+            self.progress(self.checked)
+        return examined
+
+    def findings(self, examined: Examined, findings: Iterable[Finding], file: str | None) -> None:
+        """Issues that a layout rule found inside an already examined file, placed in its text."""
+        self.issues.extend(issues_of(examined.document, list(findings), file, examined.kind))
+
+    def about(self, path: Path, code: str, message: str, severity: Severity = "error") -> None:
+        """An issue about a file or folder as a whole."""
+        self.issues.append(Issue(str(path), None, "", None, None, severity, code, message))
+
+    def report(self) -> Report:
+        return Report(
+            tuple(sorted(self.issues, key=Issue.sort_key)),
+            self.checked,
+            self.skipped,
+            tuple(sorted(self.kinds.items())),
+        )
 
 
 @attrs.frozen
@@ -48,7 +88,7 @@ def examine(document: Document, kind: _kinds.Kind | None, file: str | None) -> E
         if kind is None:
             kind = _kinds.from_content(document.data)
         findings.extend(_check_data(document.data, kind))
-    return Examined(document, kind, _issues(document, findings, file, kind))
+    return Examined(document, kind, issues_of(document, findings, file, kind))
 
 
 def _check_data(data: Any, kind: _kinds.Kind | None) -> Iterator[Finding]:
@@ -74,7 +114,9 @@ def _check_data(data: Any, kind: _kinds.Kind | None) -> Iterator[Finding]:
     yield from kind.rules(data)
 
 
-def _issues(document: Document, findings: list[Finding], file: str | None, kind: _kinds.Kind | None) -> list[Issue]:
+def issues_of(document: Document, findings: list[Finding], file: str | None, kind: _kinds.Kind | None) -> list[Issue]:
+    if not findings:
+        return []
     unplaced = [(f.pointer, f.anchor) for f in findings if f.line is None]
     positions = document.positions(unplaced) if unplaced else {}
     issues = []
@@ -98,14 +140,6 @@ def _issues(document: Document, findings: list[Finding], file: str | None, kind:
     return issues
 
 
-def check_source(source: Any, kind_name: str | None = None) -> Report:
-    """Check a path (file or folder), the text or bytes of one document, or a parsed value."""
-    kind = _kinds.get(kind_name) if kind_name is not None else None
-    if isinstance(source, os.PathLike):
-        return check_paths([Path(source)], kind)
-    return Report(tuple(examine_source(source, kind).issues), 1)
-
-
 def examine_source(source: Any, kind: _kinds.Kind | None) -> Examined:
     """The text or bytes of one document, or a parsed mapping."""
     if isinstance(source, (str, bytes)):
@@ -118,33 +152,6 @@ def examine_source(source: Any, kind: _kinds.Kind | None) -> Examined:
         f"cannot read a {type(source).__name__}: pass a path (pathlib.Path), the text or bytes of a "
         "document, or a parsed mapping"
     )
-
-
-def check_paths(paths: Iterable[Path], kind: _kinds.Kind | None = None) -> Report:
-    issues: list[Issue] = []
-    checked = skipped = 0
-    for path in paths:
-        if path.is_dir() and not path.is_symlink():
-            for file in _walk(path):
-                result = examine_file(file, kind, explicit=False)
-                if result is None:
-                    skipped += 1
-                    continue
-                checked += 1
-                issues.extend(result.issues)
-        else:
-            checked += 1
-            result = examine_file(path, kind, explicit=True)
-            issues.extend(result.issues if result else ())
-    return Report(tuple(issues), checked, skipped)
-
-
-def _walk(directory: Path) -> Iterator[Path]:
-    """Files below a folder, sorted, never following symbolic links."""
-    for root, folders, files in os.walk(directory):
-        folders.sort()
-        for name in sorted(files):
-            yield Path(root, name)
 
 
 def examine_file(path: Path, kind: _kinds.Kind | None, *, explicit: bool) -> Examined | None:

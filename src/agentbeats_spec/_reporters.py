@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterator
+import os
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import TextIO
 
 from ._core import Report
@@ -26,6 +30,83 @@ def text(report: Report, out: TextIO, *, context: bool = True, strict: bool = Fa
     verdict = "valid" if _valid(report, strict) else "invalid"
     skipped = f", {report.skipped} other file(s) skipped" if report.skipped else ""
     out.write(f"{verdict}: {report.checked} file(s) checked{skipped}; {errors} error(s), {warnings} warning(s)\n")
+    if len(report.kinds) > 1:
+        out.write("  files: " + ", ".join(f"{kind} {count}" for kind, count in report.kinds) + "\n")
+    if report.issues:
+        codes = Counter(issue.code for issue in report.issues)
+        out.write("  issues: " + ", ".join(f"{code} {count}" for code, count in sorted(codes.items())) + "\n")
+
+
+# The checks `abv3 check -l1` names, and which issues belong to each.
+L1_CHECKS = ("agentbeats.toml", "self-description", "dependencies", "run configs", "results")
+_RESULT_CODES = frozenset({"layout.orphan-results", "layout.missing-results"})
+
+
+def _l1_check_of(issue: Issue, repository: Path) -> str:
+    relative = Path(os.path.relpath(issue.file or "", repository)).as_posix()
+    if relative == "agentbeats.toml":
+        if issue.code.startswith(("json.", "toml.", "io.")) or not issue.pointer:
+            return "agentbeats.toml"
+        if issue.pointer.startswith("/dependency"):
+            return "dependencies"
+        if issue.pointer.startswith("/run_configs"):
+            return "run configs"
+        if issue.pointer.startswith("/results"):
+            return "results"
+        return "self-description"
+    if issue.code in _RESULT_CODES or relative.endswith("results.json"):
+        return "results"
+    return "run configs"
+
+
+def l1_summary(report: Report, repository: Path, out: TextIO) -> None:
+    """One line per check, as the spec's `abv3 check -l1` prints them."""
+    counts: dict[str, Counter[str]] = {check: Counter() for check in L1_CHECKS}
+    for issue in report.issues:
+        counts[_l1_check_of(issue, repository)][issue.severity] += 1
+    out.write(f"ABV3-L1 check of {repository}\n")
+    for check in L1_CHECKS:
+        found = counts[check]
+        parts = [
+            f"{found[severity]} {severity}{'' if found[severity] == 1 else 's'}"
+            for severity in ("error", "warning")
+            if found[severity]
+        ]
+        out.write(f"  {check:<18} {', '.join(parts) if parts else 'ok'}\n")
+    out.write("\n")
+
+
+class Progress:
+    """A bar with files per second on a terminal's stderr, for trees of more than a few hundred files."""
+
+    THRESHOLD = 300
+
+    def __init__(self, stream: TextIO, total: int) -> None:
+        self.stream = stream
+        self.total = total
+        self.started = time.monotonic()
+        self.shown = 0.0
+
+    @classmethod
+    def for_terminal(cls, stream: TextIO, paths: Iterable[Path]) -> Progress | None:
+        if not stream.isatty():
+            return None
+        total = sum(len(files) for path in paths if path.is_dir() for _, _, files in os.walk(path))
+        return cls(stream, total) if total > cls.THRESHOLD else None
+
+    def __call__(self, done: int) -> None:
+        now = time.monotonic()
+        if now - self.shown < 0.2 and done < self.total:
+            return
+        self.shown = now
+        rate = done / max(now - self.started, 1e-6)
+        filled = int(30 * min(done / max(self.total, 1), 1))
+        self.stream.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total} files, {rate:,.0f} files/s")
+        self.stream.flush()
+
+    def close(self) -> None:
+        self.stream.write("\r" + " " * 78 + "\r")
+        self.stream.flush()
 
 
 def _context(issue: Issue) -> Iterator[str]:

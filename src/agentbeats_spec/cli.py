@@ -9,11 +9,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import _reporters, kinds, schema
-from ._core import check_paths
+from ._core import Report
 from ._issues import SpecError
 from ._kinds import KINDS
 from ._kinds import get as get_kind
 from ._version import __version__
+from .layouts import check_paths, check_repository
 
 EXIT_VALID, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -39,6 +40,15 @@ def _parser() -> argparse.ArgumentParser:
         "--no-context", action="store_true", help="text format: do not show the source line under each issue"
     )
 
+    l1 = commands.add_parser(
+        "check-l1",
+        help="check an ABV3 repository against L1, like `abv3 check -l1`, with a summary per check",
+        description="Check an ABV3-L1 repository: agentbeats.toml, dependencies, run configs and results.",
+    )
+    l1.add_argument("repository", nargs="?", default=Path("."), type=Path, metavar="REPO")
+    l1.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    l1.add_argument("--no-context", action="store_true", help="do not show the source line under each issue")
+
     commands.add_parser("kinds", help="list the artifact kinds, their files and schema versions")
 
     show = commands.add_parser("schema", help="print the JSON Schema of a kind")
@@ -54,6 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _validate(arguments)
         if arguments.command == "kinds":
             return _kinds()
+        if arguments.command == "check-l1":
+            return _check_l1(arguments)
         return _schema(arguments)
     except SpecError as error:
         print(f"agentbeats-spec: error: {error}", file=sys.stderr)
@@ -68,13 +80,31 @@ def _validate(arguments: argparse.Namespace) -> int:
         print(f"agentbeats-spec: error: no such file or folder: {', '.join(missing)}", file=sys.stderr)
         return EXIT_USAGE
     kind = get_kind(arguments.kind) if arguments.kind else None
-    report = check_paths(arguments.paths, kind)
+    progress = _reporters.Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
+    report = check_paths(arguments.paths, kind, progress=progress)
+    if progress is not None:
+        progress.close()
     if arguments.format == "json":
         _reporters.json_report(report, sys.stdout, strict=arguments.strict)
     else:
         _reporters.text(report, sys.stdout, context=not arguments.no_context, strict=arguments.strict)
-    failed = any(issue.severity == "error" or arguments.strict for issue in report.issues)
+    return _exit_code(report, arguments.strict)
+
+
+def _exit_code(report: Report, strict: bool) -> int:
+    failed = any(issue.severity == "error" or strict for issue in report.issues)
     return EXIT_INVALID if failed else EXIT_VALID
+
+
+def _check_l1(arguments: argparse.Namespace) -> int:
+    repository: Path = arguments.repository
+    if not repository.is_dir():
+        print(f"agentbeats-spec: error: no such folder: {repository}", file=sys.stderr)
+        return EXIT_USAGE
+    report = check_repository(repository)
+    _reporters.l1_summary(report, repository, sys.stdout)
+    _reporters.text(report, sys.stdout, context=not arguments.no_context, strict=arguments.strict)
+    return _exit_code(report, arguments.strict)
 
 
 def _kinds() -> int:

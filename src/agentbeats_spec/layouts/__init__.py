@@ -1,0 +1,56 @@
+"""Run-tree layouts: AgentCompass runs, ABB results and ABV3 repositories.
+
+A folder is checked as the layout it is (detected from what it holds); a folder that is no layout is
+walked, every artifact file in it checked on its own, and every layout below it checked as such.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from .. import _kinds
+from .._core import Collector, Report, examine_file
+from . import abb, abv3, agentcompass
+from ._fs import entries, is_folder
+
+# In the order they are tried; a folder may be more than one (an ABB repository with an agentbeats.toml).
+LAYOUTS = (agentcompass, abv3, abb)
+
+
+def check_paths(
+    paths: Iterable[Path], kind: _kinds.Kind | None = None, progress: Callable[[int], None] | None = None
+) -> Report:
+    collector = Collector(progress=progress)
+    for path in paths:
+        if is_folder(path):
+            check_folder(path, kind, collector, path)
+        else:
+            collector.add(examine_file(path, kind, explicit=True))
+    return collector.report()
+
+
+def check_repository(folder: Path) -> Report:
+    """Exactly the ABV3-L1 check of one repository (what ``check-l1`` runs)."""
+    collector = Collector()
+    if abv3.detect(folder):
+        abv3.check(folder, collector, others=[abb] if abb.detect(folder) else [])
+    else:
+        collector.about(
+            folder / "agentbeats.toml", "layout.missing-file", "an ABV3 repository has agentbeats.toml at its root"
+        )
+    return collector.report()
+
+
+def check_folder(folder: Path, kind: _kinds.Kind | None, collector: Collector, root: Path) -> None:
+    if kind is None:
+        matched = [layout for layout in LAYOUTS if layout.detect(folder)]
+        if matched:
+            for layout in matched:
+                layout.check(folder, collector, others=[other for other in matched if other is not layout])
+            return
+    for entry in entries(folder, collector, root):
+        if entry.is_folder:
+            check_folder(entry.path, kind, collector, root)
+        elif kind is None or entry.path.suffix == "." + kind.syntax:
+            collector.add(examine_file(entry.path, kind, explicit=False))

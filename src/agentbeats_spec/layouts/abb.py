@@ -1,0 +1,134 @@
+"""The ABB layout: agent run outputs under ``results/agents/`` and issue data under ``resources/agents/``."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from .. import _documents, _kinds
+from .._core import Collector, Examined, examine_file, issues_of
+from .._issues import Finding
+from ._fs import entries, is_file, is_folder
+
+CASE = _kinds.KINDS["abb-case"]
+ATTEMPT_FILES = ("trajectory.json", "run.json", "manifest.json", "process.json")
+STEP_FILES = ("input.json", "request.json", "result.json")
+_ISSUE_FOLDER = re.compile(r"^issue_([1-9][0-9]*)$")
+
+
+def detect(folder: Path) -> bool:
+    return is_folder(folder / "results" / "agents") or is_folder(folder / "resources" / "agents")
+
+
+def check(folder: Path, collector: Collector, others: list[Any] | None = None) -> None:
+    if is_folder(folder / "results" / "agents"):
+        _check_results(folder / "results" / "agents", folder, collector)
+    if is_folder(folder / "resources" / "agents"):
+        _check_resources(folder / "resources" / "agents", folder, collector)
+
+
+def _folders(folder: Path, collector: Collector, root: Path, what: str) -> list[Path]:
+    found = []
+    for entry in entries(folder, collector, root):
+        if entry.is_folder:
+            found.append(entry.path)
+        else:
+            collector.about(entry.path, "layout.unexpected-entry", f"expected only {what} folders here", "warning")
+    return found
+
+
+def _check_results(agents: Path, root: Path, collector: Collector) -> None:
+    for agent in _folders(agents, collector, root, "agent"):
+        cases = agent / "cases"
+        if not is_folder(cases):
+            collector.about(agent, "layout.missing-folder", "an agent's results folder holds cases/")
+            continue
+        for case in _folders(cases, collector, root, "case"):
+            attempts = case / "attempts"
+            if not is_folder(attempts):
+                collector.about(case, "layout.missing-folder", "a case folder holds attempts/")
+                continue
+            for attempt in _folders(attempts, collector, root, "attempt"):
+                _check_attempt(attempt, root, collector)
+
+
+def _check_attempt(attempt: Path, root: Path, collector: Collector) -> None:
+    if is_file(attempt / "case.json"):
+        collector.add(examine_file(attempt / "case.json", CASE, explicit=True))
+    else:
+        collector.about(attempt, "layout.missing-file", "an attempt folder holds case.json, the exact test case used")
+    for name in ATTEMPT_FILES:
+        if is_file(attempt / name):
+            json_object(attempt / name, collector, "abb-run-record")
+        else:
+            collector.about(attempt, "layout.missing-file", f"an attempt folder holds {name}")
+    steps = attempt / "steps"
+    if not is_folder(steps):
+        collector.about(attempt, "layout.missing-folder", "an attempt folder holds steps/<step>/")
+        return
+    for step in _folders(steps, collector, root, "step"):
+        for name in STEP_FILES:
+            if not is_file(step / name):
+                collector.about(step, "layout.missing-file", f"a step folder holds {name}")
+        if not is_file(step / "submission.json"):
+            collector.about(
+                step, "layout.missing-file", "no submission.json: this step committed no submission", "warning"
+            )
+        for entry in entries(step, collector, root):
+            if not entry.is_folder and entry.name.endswith(".json"):
+                json_object(entry.path, collector, "abb-step-record", require_object=False)
+
+
+def _check_resources(agents: Path, root: Path, collector: Collector) -> None:
+    for agent in _folders(agents, collector, root, "agent"):
+        truth = agent / "ground_truth"
+        if not is_folder(truth):
+            collector.about(agent, "layout.missing-folder", "an agent's issue data is under ground_truth/")
+            continue
+        for entry in entries(truth, collector, root):
+            match = _ISSUE_FOLDER.match(entry.name)
+            if not entry.is_folder or match is None:
+                collector.about(entry.path, "layout.unexpected-entry", "expected issue_<number> folders", "warning")
+                continue
+            _check_issue(entry.path, int(match.group(1)), collector)
+
+
+def _check_issue(folder: Path, number: int, collector: Collector) -> None:
+    case_path = folder / "verify.case.json"
+    if not is_file(case_path):
+        collector.about(folder, "layout.missing-file", "an issue folder holds verify.case.json")
+    else:
+        case = collector.add(examine_file(case_path, CASE, explicit=True))
+        assert case is not None
+        data = case.document.data if case.document.readable else None
+        issue = data.get("issue") if isinstance(data, dict) else None
+        found = issue.get("number") if isinstance(issue, dict) else None
+        if isinstance(found, int) and not isinstance(found, bool) and found != number:
+            collector.findings(
+                case,
+                [
+                    Finding(
+                        "/issue/number",
+                        "layout.issue-number",
+                        f"the case is for issue {found}, but it is filed under issue_{number}/",
+                    )
+                ],
+                str(case_path),
+            )
+    if not is_folder(folder / "runs"):
+        collector.about(folder, "layout.missing-folder", "an issue folder holds runs/, the saved reference executions")
+
+
+def json_object(path: Path, collector: Collector, label: str, *, require_object: bool = True) -> Examined | None:
+    """A JSON file the spec gives no schema: it must be well-formed (and an object, where asked)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        collector.about(path, "io.unreadable", f"cannot read the file: {error.strerror or error}")
+        return None
+    document = _documents.read(raw, "json")
+    findings = list(document.findings)
+    if require_object and document.readable and not isinstance(document.data, dict):
+        findings.append(Finding("", "layout.not-an-object", "expected a JSON object"))
+    return collector.add(Examined(document, None, issues_of(document, findings, str(path), None)), label)

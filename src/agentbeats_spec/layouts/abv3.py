@@ -1,0 +1,161 @@
+"""The ABV3-L1 repository layout: ``agentbeats.toml``, run-config folders and experiment results.
+
+This is what ``abv3 check -l1`` checks, and a little more: the declared folders must exist, every
+experiment folder must hold run configs and nothing nested, and every experiment's ``results.json`` must
+have the L1 result format.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .. import _kinds
+from .._core import Collector, examine_file
+from .._issues import Anchor, Finding
+from .._text import quote
+from ..rules.abv3 import inside_root
+from ._fs import entries, is_file, is_folder
+
+REPO = _kinds.KINDS["abv3-repo"]
+RESULTS = _kinds.KINDS["abv3-results"]
+DEFAULT_EXPERIMENT = "default"
+
+
+def detect(folder: Path) -> bool:
+    return is_file(folder / "agentbeats.toml")
+
+
+def check(folder: Path, collector: Collector, others: list[Any] | None = None) -> None:
+    repo = collector.add(examine_file(folder / "agentbeats.toml", REPO, explicit=True))
+    assert repo is not None
+    data = repo.document.data if repo.document.readable and isinstance(repo.document.data, dict) else {}
+    findings: list[Finding] = []
+
+    about = _table(data, "abv3_repo")
+    logo = about.get("logo_file")
+    if isinstance(logo, str) and "://" not in logo and inside_root(logo) and not is_file(folder / logo):
+        findings.append(Finding("/abv3_repo/logo_file", "layout.missing-file", f"logo_file {quote(logo)} is not there"))
+
+    configs = _table(data, "run_configs")
+    experiments: set[str] | None = {DEFAULT_EXPERIMENT}
+    folder_name = configs.get("folder")
+    if isinstance(folder_name, str) and inside_root(folder_name):
+        configs_folder = folder / folder_name
+        if not is_folder(configs_folder):
+            findings.append(
+                Finding(
+                    "/run_configs/folder",
+                    "layout.missing-folder",
+                    f"the run-configs folder {quote(folder_name)} does not exist",
+                )
+            )
+            experiments = None
+        else:
+            experiments = _check_run_configs(configs_folder, folder, collector)
+            findings.extend(_check_default(configs, experiments))
+    elif folder_name is not None:
+        experiments = None  # the schema reports the bad path
+
+    results = _table(data, "results")
+    results_name = results.get("folder", "results")
+    if isinstance(results_name, str) and inside_root(results_name):
+        results_folder = folder / results_name
+        if is_folder(results_folder):
+            skip = {"agents"} if others and results_name.strip("./") == "results" else set()
+            _check_results(results_folder, experiments, skip, folder, collector)
+        elif "folder" in results:
+            findings.append(
+                Finding(
+                    "/results/folder",
+                    "layout.missing-folder",
+                    f"the results folder {quote(results_name)} does not exist",
+                )
+            )
+    collector.findings(repo, findings, str(folder / "agentbeats.toml"))
+
+
+def _table(data: dict[str, Any], name: str) -> dict[str, Any]:
+    value = data.get(name)
+    return value if isinstance(value, dict) else {}
+
+
+def _check_run_configs(configs: Path, root: Path, collector: Collector) -> set[str]:
+    """Every entry is an experiment folder holding one or more config files and nothing nested."""
+    experiments = set()
+    for entry in entries(configs, collector, root):
+        if not entry.is_folder:
+            collector.about(
+                entry.path,
+                "layout.not-an-experiment",
+                "the run-configs folder holds one folder per experiment; put this config in one",
+            )
+            continue
+        experiments.add(entry.name)
+        files = 0
+        for inner in entries(entry.path, collector, root):
+            if inner.is_folder:
+                collector.about(
+                    inner.path, "layout.nested-run-config", "an experiment folder holds config files, not folders"
+                )
+            else:
+                files += 1
+        if files == 0:
+            collector.about(entry.path, "layout.empty-experiment", "an experiment folder holds one or more configs")
+    return experiments
+
+
+def _check_default(configs: dict[str, Any], experiments: set[str]) -> list[Finding]:
+    default = configs.get("default_exp")
+    if isinstance(default, str):
+        if default not in experiments:
+            return [
+                Finding(
+                    "/run_configs/default_exp",
+                    "layout.missing-default-exp",
+                    f"default_exp {quote(default)} is not an experiment folder; found: "
+                    + (", ".join(sorted(experiments)) or "none"),
+                )
+            ]
+    elif DEFAULT_EXPERIMENT not in experiments:
+        return [
+            Finding(
+                "/run_configs/default_exp",
+                "layout.missing-default-exp",
+                "no default_exp is declared and there is no 'default' experiment folder, so running without an "
+                "experiment name has nothing to run",
+                severity="warning",
+                anchor=Anchor.PARENT,
+            )
+        ]
+    return []
+
+
+def _check_results(
+    results: Path, experiments: set[str] | None, skip: set[str], root: Path, collector: Collector
+) -> None:
+    for entry in entries(results, collector, root):
+        if entry.name in skip:
+            continue
+        if not entry.is_folder:
+            collector.about(
+                entry.path, "layout.unexpected-entry", "the results folder holds experiment folders", "warning"
+            )
+            continue
+        if experiments is not None and entry.name not in experiments:
+            collector.about(
+                entry.path,
+                "layout.orphan-results",
+                f"no experiment {entry.name!r} in the run configs produced these results",
+                "warning",
+            )
+        summary = entry.path / "results.json"
+        if is_file(summary):
+            collector.add(examine_file(summary, RESULTS, explicit=True))
+        else:
+            collector.about(
+                entry.path,
+                "layout.missing-results",
+                "an experiment's results folder holds results.json (count, main_metric and the main metric)",
+                "warning",
+            )

@@ -1,0 +1,450 @@
+"""The AgentCompass run layout: ``details/<state>/<readable>--<sha256>/`` task folders.
+
+Each task folder holds ``task.json`` and ``attempt-<n>/`` folders with ``result.json``, ``checkpoint.json``,
+``artifacts/`` and ``retries/``. The rules here tie those files together; each file is also checked on its
+own as its kind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from .. import _documents, _kinds
+from .._core import Collector, Examined, examine_file, issues_of
+from .._issues import Anchor, Finding
+from .._pointers import join
+from .._text import quote
+from ..rules.abv3 import inside_root
+from ._fs import Entry, entries, is_file, is_folder, is_inside
+
+STATES = ("running", "normal", "error", "fatal")
+FINAL_STATES = ("normal", "error", "fatal")
+SHARED = ("category", "ground_truth", "attempt_plan")
+CHECKPOINT_VERSION = "agentcompass.attempt_checkpoint.v1"
+CHECKPOINT_LIMIT = 32 * 1024**2
+_TASK_FOLDER = re.compile(r"^(.*)--([0-9a-f]{64})$")
+_ATTEMPT_FOLDER = re.compile(r"^attempt-([1-9][0-9]*)$")
+_ARCHIVE = re.compile(r"^[0-9a-f]{32}$")
+_TEMPORARY = re.compile(r"^\..*\.tmp$|^\.tmp\.")
+
+TASK = _kinds.KINDS["agentcompass-task"]
+ATTEMPT = _kinds.KINDS["agentcompass-attempt"]
+RETRY = _kinds.KINDS["agentcompass-retry"]
+
+
+def readable_name(task_id: str) -> str:
+    """The readable prefix the reference writer gives a task folder."""
+    return re.sub(r"[^A-Za-z0-9._=-]+", "_", task_id).strip("._-")[:80] or "task"
+
+
+def task_folder_name(task_id: str) -> str:
+    return f"{readable_name(task_id)}--{hashlib.sha256(task_id.encode('utf-8')).hexdigest()}"
+
+
+def detect(folder: Path) -> bool:
+    return (
+        is_folder(folder / "details")
+        or (folder.name == "details" and _looks_like_details(folder))
+        or is_file(folder / "task.json")
+    )
+
+
+def _looks_like_details(folder: Path) -> bool:
+    try:
+        return any(child.name in STATES or is_file(child / "task.json") for child in folder.iterdir())
+    except OSError:
+        return False
+
+
+def check(folder: Path, collector: Collector, others: list[Any] | None = None) -> None:
+    if is_folder(folder / "details"):
+        _check_details(folder / "details", folder, collector)
+    elif folder.name == "details":
+        _check_details(folder, folder.parent, collector)
+    else:
+        state, root = _place_of(folder)
+        _check_task(folder, state, root, collector)
+
+
+def _place_of(task: Path) -> tuple[str | None, Path | None]:
+    """The state and run root of a task folder named on its own, when it sits in a run."""
+    parent = task.parent
+    if parent.name in STATES and parent.parent.name == "details":
+        return parent.name, parent.parent.parent
+    if parent.name == "details":
+        return None, parent.parent
+    return None, None
+
+
+def _check_details(details: Path, root: Path, collector: Collector) -> None:
+    seen: dict[str, Path] = {}
+    for entry in entries(details, collector, root):
+        if not entry.is_folder:
+            collector.about(entry.path, "layout.unexpected-entry", "only state folders belong in details/", "warning")
+        elif entry.name in STATES:
+            for task in entries(entry.path, collector, root):
+                if not task.is_folder:
+                    _unexpected_file(task, collector, "a state folder holds task folders only")
+                    continue
+                if task.name in seen:
+                    collector.about(
+                        task.path,
+                        "layout.duplicate-task",
+                        f"the same task also has the folder {seen[task.name]}; a task has exactly one result folder",
+                    )
+                seen[task.name] = task.path
+                _check_task(task.path, entry.name, root, collector)
+        elif is_file(entry.path / "task.json"):
+            collector.about(
+                entry.path,
+                "layout.v2-layout",
+                "details/<task>/ is the agentcompass.task.v2 layout; v3 files tasks under details/<state>/",
+                "warning",
+            )
+            if entry.name in seen:
+                collector.about(entry.path, "layout.duplicate-task", f"the same task also has {seen[entry.name]}")
+            seen[entry.name] = entry.path
+            _check_task(entry.path, None, root, collector)
+        else:
+            collector.about(
+                entry.path,
+                "layout.unknown-state",
+                f"{entry.name!r} is not a task state; expected one of {', '.join(STATES)}",
+            )
+
+
+def _unexpected_file(entry: Entry, collector: Collector, why: str) -> None:
+    if _TEMPORARY.match(entry.name):
+        collector.about(entry.path, "layout.temporary-file", "a temporary file left by an interrupted write", "warning")
+    else:
+        collector.about(entry.path, "layout.unexpected-entry", why, "warning")
+
+
+def _check_task(task: Path, state: str | None, root: Path | None, collector: Collector) -> None:
+    index_path = task / "task.json"
+    if not is_file(index_path):
+        collector.about(task, "layout.missing-file", "a task folder holds task.json; this one has none")
+        return
+    index = collector.add(examine_file(index_path, TASK, explicit=True))
+    assert index is not None
+    data = index.document.data if index.document.readable and isinstance(index.document.data, dict) else {}
+    task_id = data.get("task_id") if isinstance(data.get("task_id"), str) else None
+    _check_task_name(task, task_id, collector)
+
+    listing = entries(task, collector, root or task)
+    folders = {entry.name: entry for entry in listing if entry.is_folder}
+    attempts = data.get("attempts")
+    mapping: dict[str, Any] = attempts if isinstance(attempts, dict) else {}
+    mapped: dict[str, str] = {}
+    findings = []
+    for key, name in mapping.items():
+        if not isinstance(name, str):
+            continue
+        if name in folders:
+            mapped[key] = name
+        else:
+            findings.append(
+                Finding(
+                    join("/attempts", key),
+                    "layout.missing-attempt",
+                    f"attempt {key} maps to {quote(name)}, but the task folder has no such folder",
+                )
+            )
+    for entry in listing:
+        if entry.is_folder and entry.name not in mapped.values():
+            if _ATTEMPT_FOLDER.match(entry.name):
+                collector.about(
+                    entry.path, "layout.unmapped-attempt", f"task.json does not map any attempt to {entry.name!r}"
+                )
+            elif entry.name.startswith("attempt-"):
+                collector.about(
+                    entry.path,
+                    "layout.attempt-folder-name",
+                    f"{entry.name!r} is not a canonical attempt folder name such as 'attempt-2'",
+                )
+            else:
+                collector.about(entry.path, "layout.unexpected-entry", "not part of a task folder", "warning")
+        elif not entry.is_folder and entry.name != "task.json":
+            _unexpected_file(entry, collector, "a task folder holds task.json and attempt folders only")
+
+    results: dict[str, Examined | None] = {}
+    for key, name in mapped.items():
+        number = int(key) if key.isdigit() else None
+        results[key] = _check_attempt(folders[name].path, number, task_id, task.name, root, collector)
+
+    if state in FINAL_STATES:
+        if not any(member in data for member in SHARED):
+            findings.append(
+                Finding(
+                    "",
+                    "layout.incomplete-task",
+                    f"the task is filed under the final state {state!r}, but task.json has only the identity "
+                    "index: category, ground_truth and attempt_plan are published when the task finishes",
+                )
+            )
+        for key, result in results.items():
+            if result is None:
+                collector.about(
+                    task / mapped[key],
+                    "layout.missing-result",
+                    f"the task is in the final state {state!r}, but attempt {key} has no result.json",
+                )
+        expected = _state_of(results)
+        if expected is not None and expected != state:
+            collector.about(
+                task,
+                "layout.wrong-state",
+                f"the task is filed under {state!r}, but the most severe issue of its attempts makes it "
+                f"{expected!r}: it belongs in details/{expected}/",
+            )
+    collector.findings(index, findings, str(index_path))
+
+
+def _check_task_name(task: Path, task_id: str | None, collector: Collector) -> None:
+    match = _TASK_FOLDER.match(task.name)
+    if match is None:
+        collector.about(
+            task, "layout.task-folder-name", "a task folder is named <readable-task-id>--<sha256 of the task id>"
+        )
+        return
+    if task_id is None:
+        return
+    digest = hashlib.sha256(task_id.encode("utf-8")).hexdigest()
+    if match.group(2) != digest:
+        collector.about(
+            task,
+            "layout.task-hash",
+            f"the folder's hash is not the sha256 of task_id {quote(task_id)}; expected …--{digest}",
+        )
+    elif match.group(1) != readable_name(task_id):
+        collector.about(
+            task,
+            "layout.readable-name",
+            f"the readable prefix differs from the reference writer's {readable_name(task_id)!r} "
+            "(the hash identifies the task; the prefix is only for people)",
+            "warning",
+        )
+
+
+def _state_of(results: dict[str, Examined | None]) -> str | None:
+    """The state the reference writer files a finished task under: its most severe issue."""
+    severities: set[str] = set()
+    for result in results.values():
+        if result is None or not result.document.readable or not isinstance(result.document.data, dict):
+            return None
+        issues = result.document.data.get("issues", [])
+        if not isinstance(issues, list):
+            return None
+        severities.update(str(issue.get("severity")) for issue in issues if isinstance(issue, dict))
+    return "fatal" if "fatal" in severities else "error" if "error" in severities else "normal"
+
+
+def _check_attempt(
+    folder: Path, number: int | None, task_id: str | None, task_name: str, root: Path | None, collector: Collector
+) -> Examined | None:
+    listing = {entry.name: entry for entry in entries(folder, collector, root or folder)}
+    result = None
+    if "result.json" in listing and not listing["result.json"].is_folder:
+        result = collector.add(examine_file(folder / "result.json", ATTEMPT, explicit=True))
+    if "checkpoint.json" in listing and not listing["checkpoint.json"].is_folder:
+        _check_checkpoint(folder / "checkpoint.json", collector)
+    if result is not None:
+        _check_artifacts(result, folder, root, collector)
+    if "artifacts" in listing and listing["artifacts"].is_folder:
+        _scan(folder / "artifacts", collector, root or folder)
+    retries = 0
+    if "retries" in listing and listing["retries"].is_folder:
+        retries = _check_retries(folder / "retries", number, task_id, task_name, root, collector)
+    if result is not None and result.document.readable and isinstance(result.document.data, dict):
+        count = result.document.data.get("retry_count")
+        if isinstance(count, int) and not isinstance(count, bool) and count != retries:
+            collector.findings(
+                result,
+                [
+                    Finding(
+                        "/retry_count",
+                        "layout.retry-count",
+                        f"retry_count is {count}, but retries/ holds {retries} retry record(s)",
+                        severity="warning",
+                    )
+                ],
+                str(folder / "result.json"),
+            )
+    for name, entry in listing.items():
+        if name in ("result.json", "checkpoint.json") and not entry.is_folder:
+            continue
+        if name in ("artifacts", "retries") and entry.is_folder:
+            continue
+        if entry.is_folder:
+            collector.about(entry.path, "layout.unexpected-entry", "not part of an attempt folder", "warning")
+        else:
+            _unexpected_file(entry, collector, "not part of an attempt folder")
+    return result
+
+
+def _scan(folder: Path, collector: Collector, root: Path) -> None:
+    """Collected files are the task's own: only links and special files among them are reported."""
+    for entry in entries(folder, collector, root):
+        if entry.is_folder:
+            _scan(entry.path, collector, root)
+
+
+def _check_checkpoint(path: Path, collector: Collector) -> None:
+    try:
+        size = path.stat().st_size
+    except OSError as error:
+        collector.about(path, "io.unreadable", f"cannot read the file: {error.strerror or error}")
+        return
+    if size > CHECKPOINT_LIMIT:
+        collector.about(
+            path, "layout.checkpoint-size", f"checkpoint.json is {size} bytes; the writer's bound is 32 MiB"
+        )
+        return
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        collector.about(path, "io.unreadable", f"cannot read the file: {error.strerror or error}")
+        return
+    document = _documents.read(raw, "json")
+    findings = list(document.findings)
+    if document.readable:
+        data = document.data
+        version = data.get("schema_version") if isinstance(data, dict) else None
+        if version != CHECKPOINT_VERSION:
+            findings.append(
+                Finding(
+                    "/schema_version" if isinstance(data, dict) else "",
+                    "layout.checkpoint-version",
+                    f"expected schema_version {CHECKPOINT_VERSION!r}, found {quote(str(version))}",
+                    anchor=Anchor.PARENT if isinstance(data, dict) and "schema_version" not in data else Anchor.VALUE,
+                )
+            )
+    collector.add(Examined(document, None, issues_of(document, findings, str(path), None)), "checkpoint")
+
+
+def _check_artifacts(result: Examined, folder: Path, root: Path | None, collector: Collector) -> None:
+    data = result.document.data if result.document.readable else None
+    artifacts = data.get("artifacts") if isinstance(data, dict) else None
+    index = artifacts.get("declared_artifacts") if isinstance(artifacts, dict) else None
+    if not isinstance(index, dict):
+        return
+    pointer = "/artifacts/declared_artifacts"
+    store = folder / "artifacts"
+    findings = []
+    directory = index.get("directory")
+    if root is not None and isinstance(directory, str):
+        expected = Path(os.path.relpath(store, root)).as_posix()
+        if directory != expected:
+            findings.append(
+                Finding(
+                    join(pointer, "directory"),
+                    "layout.artifacts-directory",
+                    f"directory is {quote(directory)}, but this attempt's artifacts/ folder is {expected!r} "
+                    "(relative to the run root)",
+                )
+            )
+    entries_ = index.get("entries")
+    for position, entry in enumerate(entries_ if isinstance(entries_, list) else []):
+        if not isinstance(entry, dict) or not isinstance(entry.get("destination"), str):
+            continue
+        destination = entry["destination"]
+        if not inside_root(destination):
+            continue  # the schema reports it as security.path-escape
+        where = join(pointer, "entries", position, "destination")
+        target = store / destination
+        if not os.path.lexists(target):
+            if entry.get("status") == "collected":
+                findings.append(
+                    Finding(where, "layout.missing-artifact", f"collected artifact {quote(destination)} is not on disk")
+                )
+        elif not is_inside(Path(os.path.realpath(target)), Path(os.path.realpath(store))):
+            findings.append(
+                Finding(
+                    where,
+                    "security.path-escape",
+                    f"artifact {quote(destination)} leads outside artifacts/ through a symbolic link",
+                )
+            )
+    collector.findings(result, findings, str(folder / "result.json"))
+
+
+def _check_retries(
+    folder: Path, number: int | None, task_id: str | None, task_name: str, root: Path | None, collector: Collector
+) -> int:
+    records = 0
+    pattern = re.compile(rf"^{re.escape(task_name)}\.attempt{number}\.retry([1-9][0-9]*)\.(.+)\.json$")
+    for entry in entries(folder, collector, root or folder):
+        if entry.is_folder:
+            if _ARCHIVE.match(entry.name):
+                _check_archive(entry.path, collector, root or folder)
+            else:
+                collector.about(entry.path, "layout.unexpected-entry", "not a retry archive folder", "warning")
+            continue
+        if not entry.name.endswith(".json") or _TEMPORARY.match(entry.name):
+            _unexpected_file(entry, collector, "retries/ holds retry records (.json) and archive folders")
+            continue
+        record = collector.add(examine_file(entry.path, RETRY, explicit=True))
+        records += 1
+        if record is None or not record.document.readable or not isinstance(record.document.data, dict):
+            continue
+        data = record.document.data
+        findings = []
+        if task_id is not None and isinstance(data.get("task_id"), str) and data["task_id"] != task_id:
+            findings.append(
+                Finding(
+                    "/task_id",
+                    "layout.retry-task",
+                    f"the record is for task {quote(data['task_id'])}, but it is filed under task {quote(task_id)}",
+                )
+            )
+        attempt = data.get("attempt")
+        if number is not None and isinstance(attempt, int) and not isinstance(attempt, bool) and attempt != number:
+            findings.append(
+                Finding(
+                    "/attempt",
+                    "layout.retry-attempt",
+                    f"the record is for attempt {attempt}, but it is filed under attempt {number}",
+                )
+            )
+        name_match = pattern.match(entry.name)
+        if name_match is None:
+            findings.append(
+                Finding(
+                    "",
+                    "layout.retry-file-name",
+                    f"retry records are named {task_name}.attempt{number}.retry<r>.<stage>.json",
+                    severity="warning",
+                )
+            )
+        elif isinstance(data.get("retry"), int) and str(data["retry"]) != name_match.group(1):
+            findings.append(
+                Finding(
+                    "/retry",
+                    "layout.retry-file-name",
+                    f"the file name says retry {name_match.group(1)}, the record says {data['retry']}",
+                    severity="warning",
+                )
+            )
+        collector.findings(record, findings, str(entry.path))
+    return records
+
+
+def _check_archive(folder: Path, collector: Collector, root: Path) -> None:
+    """Archived evidence of a rerun attempt: kept as it was, so only well-formedness is checked."""
+    for entry in entries(folder, collector, root):
+        if entry.is_folder or not entry.name.endswith(".json"):
+            continue
+        try:
+            raw = entry.path.read_bytes()
+        except OSError as error:
+            collector.about(entry.path, "io.unreadable", f"cannot read the file: {error.strerror or error}", "warning")
+            continue
+        document = _documents.read(raw, "json")
+        lenient = [
+            Finding(f.pointer, f.code, f.message, "warning", f.anchor, f.line, f.column) for f in document.findings
+        ]
+        collector.add(Examined(document, None, issues_of(document, lenient, str(entry.path), None)), "archive")

@@ -1,0 +1,104 @@
+"""The ABV3-L1 repository layout and the check-l1 command."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agentbeats_spec import validate
+from agentbeats_spec.cli import main
+
+from .conftest import VALID
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    target = tmp_path / "repo"
+    shutil.copytree(VALID / "abv3-repo", target)
+    return target
+
+
+def found(repo: Path) -> set[tuple[str, str, str, str]]:
+    return {(i.code, os.path.relpath(i.file or "", repo), i.pointer, i.severity) for i in validate(repo)}
+
+
+def rewrite(repo: Path, old: str, new: str) -> None:
+    path = repo / "agentbeats.toml"
+    path.write_text(path.read_text().replace(old, new))
+
+
+def test_the_valid_repository_is_clean(repo: Path) -> None:
+    assert validate(repo) == []
+
+
+def test_declared_folders_exist(repo: Path) -> None:
+    shutil.rmtree(repo / "run_configs")
+    shutil.rmtree(repo / "results")
+    assert found(repo) == {
+        ("layout.missing-folder", "agentbeats.toml", "/run_configs/folder", "error"),
+        ("layout.missing-folder", "agentbeats.toml", "/results/folder", "error"),
+    }
+
+
+def test_the_logo_file_exists(repo: Path) -> None:
+    (repo / "logo.svg").unlink()
+    assert found(repo) == {("layout.missing-file", "agentbeats.toml", "/abv3_repo/logo_file", "error")}
+
+
+def test_run_configs_hold_experiment_folders_with_configs_and_nothing_nested(repo: Path) -> None:
+    (repo / "run_configs" / "loose.json").write_text("{}")
+    (repo / "run_configs" / "empty").mkdir()
+    (repo / "run_configs" / "default" / "nested").mkdir()
+    assert found(repo) >= {
+        ("layout.not-an-experiment", "run_configs/loose.json", "", "error"),
+        ("layout.empty-experiment", "run_configs/empty", "", "error"),
+        ("layout.nested-run-config", "run_configs/default/nested", "", "error"),
+    }
+
+
+def test_default_exp_is_an_experiment(repo: Path) -> None:
+    rewrite(repo, 'default_exp = "default"', 'default_exp = "main"')
+    assert found(repo) == {("layout.missing-default-exp", "agentbeats.toml", "/run_configs/default_exp", "error")}
+
+
+def test_without_default_exp_the_default_folder_should_exist(repo: Path) -> None:
+    rewrite(repo, 'default_exp = "default"', "")
+    shutil.rmtree(repo / "run_configs" / "default")
+    shutil.rmtree(repo / "results" / "default")
+    assert found(repo) == {("layout.missing-default-exp", "agentbeats.toml", "/run_configs/default_exp", "warning")}
+
+
+def test_without_run_configs_results_go_to_results_default(repo: Path) -> None:
+    rewrite(repo, '[run_configs]\nfolder = "./run_configs"\ndefault_exp = "default"\n', "")
+    assert found(repo) == {("layout.orphan-results", "results/ablation", "", "warning")}
+
+
+def test_each_experiment_result_is_validated(repo: Path) -> None:
+    (repo / "results" / "default" / "results.json").write_text('{"count": 3, "main_metric": "acc"}')
+    assert found(repo) == {("rule.main-metric", "results/default/results.json", "/acc", "error")}
+
+
+def test_a_result_without_its_experiment_is_a_warning(repo: Path) -> None:
+    shutil.copytree(repo / "results" / "ablation", repo / "results" / "old")
+    assert found(repo) == {("layout.orphan-results", "results/old", "", "warning")}
+
+
+def test_check_l1_prints_a_summary_per_check(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check-l1", str(repo)]) == 0
+    out = capsys.readouterr().out
+    for check in ("self-description", "dependencies", "run configs", "results"):
+        assert f"{check}" in out
+    rewrite(repo, "required = true", 'required = "yes"')
+    (repo / "run_configs" / "loose.json").write_text("{}")
+    assert main(["check-l1", "--no-context", str(repo)]) == 1
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line for line in out.splitlines() if line.startswith("  ")}
+    assert "1 error" in lines["dependencies"] and "1 error" in lines["run"] and "ok" in lines["self-description"]
+
+
+def test_check_l1_needs_an_agentbeats_toml(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check-l1", str(tmp_path)]) == 1
+    assert "agentbeats.toml" in capsys.readouterr().out
