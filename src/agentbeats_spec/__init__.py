@@ -14,6 +14,7 @@ from __future__ import annotations
 from ._api import dump, dumps, from_dict, kinds, load, loads, schema, to_dict, validate
 from ._issues import InvalidDocument, Issue, SpecError, UnknownKind
 from ._kinds import Kind
+from ._tasks import read_task, write_task
 from ._version import __version__
 
 __all__ = [
@@ -29,7 +30,9 @@ __all__ = [
     "kinds",
     "load",
     "loads",
+    "read_task",
     "schema",
     "to_dict",
     "validate",
+    "write_task",
 ]

@@ -75,7 +75,7 @@ def to_dict(model: Any) -> dict[str, Any]:
 
 def dumps(model: Any) -> str:
     """The text of a model's document, after validating it (schema and rules)."""
-    kind, data = _checked(model)
+    kind, data = checked(model)
     return _write.serialize(data, kind.syntax).decode("utf-8")
 
 
@@ -85,7 +85,7 @@ def dump(model: Any, path: PathLike) -> None:
     Nothing is written when the model has an error (:class:`InvalidDocument` is raised); a write that fails
     half-way leaves the previous file intact and no temporary file behind.
     """
-    kind, data = _checked(model)
+    kind, data = checked(model)
     _write.write_atomic(Path(path), _write.serialize(data, kind.syntax))
 
 
@@ -97,7 +97,7 @@ def _model_of(examined: _core.Examined) -> Any:
     return _convert.structure(examined.document.data, MODELS[examined.kind.name])
 
 
-def _checked(model: Any) -> tuple[Kind, dict[str, Any]]:
+def checked(model: Any) -> tuple[Kind, dict[str, Any]]:
     kind_name = getattr(type(model), "__kind__", None)
     if kind_name is None:
         raise TypeError(f"{type(model).__name__} is not the model of a whole artifact; see agentbeats_spec.kinds()")

@@ -13,6 +13,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from .. import _documents, _kinds
 from .._core import Collector, Examined, examine_file, issues_of
 from .._issues import Anchor, Finding
@@ -66,8 +68,7 @@ def check(folder: Path, collector: Collector, others: list[Any] | None = None) -
     elif folder.name == "details":
         _check_details(folder, folder.parent, collector)
     else:
-        state, root = _place_of(folder)
-        _check_task(folder, state, root, collector)
+        check_task(folder, collector)
 
 
 def _place_of(task: Path) -> tuple[str | None, Path | None]:
@@ -124,11 +125,25 @@ def _unexpected_file(entry: Entry, collector: Collector, why: str) -> None:
         collector.about(entry.path, "layout.unexpected-entry", why, "warning")
 
 
-def _check_task(task: Path, state: str | None, root: Path | None, collector: Collector) -> None:
+@attrs.frozen
+class TaskFiles:
+    """The parsed files of one task folder, as the checks read them."""
+
+    index: Examined
+    results: dict[str, Examined | None]
+
+
+def check_task(task: Path, collector: Collector) -> TaskFiles | None:
+    """Check one task folder where it stands in its run (its state and run root come from its place)."""
+    state, root = _place_of(task)
+    return _check_task(task, state, root, collector)
+
+
+def _check_task(task: Path, state: str | None, root: Path | None, collector: Collector) -> TaskFiles | None:
     index_path = task / "task.json"
     if not is_file(index_path):
         collector.about(task, "layout.missing-file", "a task folder holds task.json; this one has none")
-        return
+        return None
     index = collector.add(examine_file(index_path, TASK, explicit=True))
     assert index is not None
     data = index.document.data if index.document.readable and isinstance(index.document.data, dict) else {}
@@ -202,6 +217,7 @@ def _check_task(task: Path, state: str | None, root: Path | None, collector: Col
                 f"{expected!r}: it belongs in details/{expected}/",
             )
     collector.findings(index, findings, str(index_path))
+    return TaskFiles(index, results)
 
 
 def _check_task_name(task: Path, task_id: str | None, collector: Collector) -> None:
