@@ -25,7 +25,12 @@ validate: $(STAMP)
 	@$(BIN)/agentbeats-spec validate --no-context fixtures/invalid; status=$$?; \
 	  if [ $$status -ne 1 ]; then echo "expected exit status 1, got $$status"; exit 1; fi
 
-test: $(STAMP)
+# Ajv (Node.js) checks that the schemas work outside Python: see tests/test_ajv.py.
+AJV := tests/node/node_modules/.package-lock.json
+$(AJV): tests/node/package.json tests/node/package-lock.json
+	npm ci --prefix tests/node --silent --no-audit --no-fund
+
+test: $(STAMP) $(AJV)
 	$(BIN)/ruff check src tests tools benchmarks
 	$(BIN)/mypy src
 	$(BIN)/python tools/catalog.py --check

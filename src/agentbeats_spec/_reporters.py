@@ -10,9 +10,12 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TextIO
+from urllib.parse import quote as quote_uri
 
+from ._codes import describe
 from ._core import Report
 from ._issues import Issue
+from ._version import __version__
 
 CONTEXT_WIDTH = 100
 
@@ -156,3 +159,100 @@ def _valid(report: Report, strict: bool) -> bool:
     if strict:
         return not report.issues
     return report.valid
+
+
+def github(report: Report, out: TextIO) -> None:
+    """GitHub Actions workflow commands: each issue shows inline on the pull request."""
+    for issue in report.issues:
+        properties = [f"file={_escape_property(issue.file or '')}"]
+        if issue.line is not None:
+            properties += [f"line={issue.line}", f"col={issue.column}"]
+        properties.append(f"title={_escape_property(issue.code)}")
+        where = f" (at {issue.pointer})" if issue.pointer else ""
+        out.write(f"::{issue.severity} {','.join(properties)}::{_escape_data(issue.message + where)}\n")
+    errors = sum(issue.severity == "error" for issue in report.issues)
+    out.write(f"{report.checked} file(s) checked; {errors} error(s), {len(report.issues) - errors} warning(s)\n")
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def sarif(report: Report, out: TextIO, *, base: Path | None = None) -> None:
+    """SARIF 2.1.0: one run, a rule per code, results with their region (columns count code points)."""
+    codes = sorted({issue.code for issue in report.issues})
+    index = {code: position for position, code in enumerate(codes)}
+    rules = [
+        {
+            "id": code,
+            "name": "".join(part.capitalize() for part in code.replace(".", "-").split("-")),
+            "shortDescription": {"text": describe(code)},
+            "defaultConfiguration": {"level": "warning" if code in _WARNING_CODES else "error"},
+        }
+        for code in codes
+    ]
+    results = []
+    for issue in report.issues:
+        physical: dict[str, object] = {"artifactLocation": {"uri": _uri(issue.file, base)}}
+        if issue.line is not None:
+            physical["region"] = {"startLine": issue.line, "startColumn": issue.column}
+        location: dict[str, object] = {"physicalLocation": physical}
+        if issue.pointer:
+            location["logicalLocations"] = [{"fullyQualifiedName": issue.pointer, "kind": "member"}]
+        results.append(
+            {
+                "ruleId": issue.code,
+                "ruleIndex": index[issue.code],
+                "level": issue.severity,
+                "message": {"text": issue.message},
+                "locations": [location],
+            }
+        )
+    document = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "agentbeats-spec",
+                        "version": __version__,
+                        "rules": rules,
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+    json.dump(document, out, ensure_ascii=False, indent=2)
+    out.write("\n")
+
+
+# Codes that are only ever warnings; the level of each result is its issue's own.
+_WARNING_CODES = frozenset(
+    {"json.bom", "json.large-integer", "rule.unknown-key", "rule.unknown-strategy", "rule.retry-counts-sparse",
+     "rule.empty-object-list", "rule.timestamp-offset", "rule.finished-before-started", "layout.unexpected-entry",
+     "layout.temporary-file", "layout.v2-layout", "layout.readable-name", "layout.retry-file-name",
+     "layout.retry-count", "layout.orphan-results", "layout.missing-results", "security.symlink"}
+)  # fmt: skip
+
+
+def _uri(file: str | None, base: Path | None) -> str:
+    """A relative URI for files below ``base`` (the working folder), as code-scanning services expect."""
+    if not file:
+        return ""
+    path = Path(file)
+    root = (base or Path.cwd()).resolve()
+    try:
+        relative = path.resolve().relative_to(root)
+    except ValueError:
+        return path.resolve().as_uri()
+    return quote_uri(relative.as_posix())

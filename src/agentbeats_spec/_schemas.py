@@ -41,7 +41,7 @@ def schema_directory() -> Traversable:
 
 def _schema_files(directory: Traversable) -> Iterator[Traversable]:
     for family in sorted(directory.iterdir(), key=lambda entry: entry.name):
-        if family.is_dir():
+        if family.is_dir() and family.name != "bundled":  # bundled copies are generated from the rest
             for entry in sorted(family.iterdir(), key=lambda item: item.name):
                 if entry.name.endswith(".json"):
                     yield entry

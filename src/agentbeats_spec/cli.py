@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import _reporters, kinds, schema
+from ._bundle import bundle
 from ._core import Report
 from ._issues import SpecError
 from ._kinds import KINDS
@@ -34,7 +35,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     validate.add_argument("paths", nargs="+", metavar="PATH", type=Path)
     validate.add_argument("--kind", choices=list(KINDS), help="the artifact kind, when names and content cannot tell")
-    validate.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    validate.add_argument(
+        "--format",
+        choices=("text", "json", "github", "sarif"),
+        default="text",
+        help="text for people, json for programs, github for workflow annotations, sarif for code scanning",
+    )
     validate.add_argument("--strict", action="store_true", help="treat warnings as errors")
     validate.add_argument(
         "--no-context", action="store_true", help="text format: do not show the source line under each issue"
@@ -54,6 +60,9 @@ def _parser() -> argparse.ArgumentParser:
     show = commands.add_parser("schema", help="print the JSON Schema of a kind")
     show.add_argument("kind", choices=list(KINDS))
     show.add_argument("--schema-version", dest="schema_version", help="a schema version (default: the newest)")
+    show.add_argument(
+        "--bundle", action="store_true", help="one self-contained document, every $ref resolved into its own $defs"
+    )
     return parser
 
 
@@ -86,6 +95,10 @@ def _validate(arguments: argparse.Namespace) -> int:
         progress.close()
     if arguments.format == "json":
         _reporters.json_report(report, sys.stdout, strict=arguments.strict)
+    elif arguments.format == "github":
+        _reporters.github(report, sys.stdout)
+    elif arguments.format == "sarif":
+        _reporters.sarif(report, sys.stdout)
     else:
         _reporters.text(report, sys.stdout, context=not arguments.no_context, strict=arguments.strict)
     return _exit_code(report, arguments.strict)
@@ -116,6 +129,9 @@ def _kinds() -> int:
 
 
 def _schema(arguments: argparse.Namespace) -> int:
-    json.dump(schema(arguments.kind, arguments.schema_version), sys.stdout, indent=2, ensure_ascii=False)
+    document = schema(arguments.kind, arguments.schema_version)
+    if arguments.bundle:
+        document = bundle(document["$id"])
+    json.dump(document, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
     return EXIT_VALID

@@ -1,0 +1,121 @@
+"""The schemas work outside Python: Ajv2020 (strict mode, ajv-formats) compiles every one, split and bundled,
+and gives the same schema-level verdict as the Python validator on every fixture and on a corpus of mutants."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from agentbeats_spec import kinds
+from agentbeats_spec._bundle import bundle, bundled_id
+from agentbeats_spec._documents import read
+from agentbeats_spec._kinds import from_content, from_path
+from agentbeats_spec._schemas import check, documents
+
+from .conftest import FIXTURES, ROOT
+
+CHECKER = ROOT / "tests" / "ajv" / "check.mjs"
+pytestmark = pytest.mark.skipif(
+    shutil.which("node") is None or not (ROOT / "tests" / "ajv" / "node_modules").is_dir(),
+    reason="Node.js and `npm ci --prefix tests/node` (make test does it) are needed",
+)
+
+
+def fixtures() -> Iterator[tuple[str, Any]]:
+    """(schema id, document) of every fixture file with a kind."""
+    for path in sorted(FIXTURES.rglob("*")):
+        if path.suffix not in (".json", ".toml") or path.name == "expected-issues.json":
+            continue
+        document = read(path.read_bytes(), "toml" if path.suffix == ".toml" else "json")
+        if any(finding.severity == "error" for finding in document.findings):
+            continue  # reading errors (NaN, duplicates) are not a schema's business
+        data = document.data
+        kind = from_path(path) or from_content(data)
+        if kind is None:
+            continue
+        schema_id = kind.schema_id(data)
+        if schema_id is not None:
+            yield schema_id, data
+
+
+def mutants(data: Any) -> Iterator[Any]:
+    """Each member dropped, each scalar given another type, an unknown member added: one at a time."""
+    if not isinstance(data, dict):
+        return
+    for path, value in walk(data):
+        if path:
+            dropped = copy.deepcopy(data)
+            parent = reach(dropped, path[:-1])
+            if isinstance(parent, dict):
+                del parent[path[-1]]
+                yield dropped
+        for replacement in ("x", 7, None, [], {}, True, -1.5):
+            if type(replacement) is not type(value):
+                changed = copy.deepcopy(data)
+                if path:
+                    reach(changed, path[:-1])[path[-1]] = replacement
+                    yield changed
+    extra = copy.deepcopy(data)
+    extra["zz_unknown"] = 1
+    yield extra
+
+
+def walk(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    yield path, value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from walk(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value[:3]):
+            yield from walk(item, (*path, index))
+
+
+def reach(value: Any, path: tuple[Any, ...]) -> Any:
+    for token in path:
+        value = value[token]
+    return value
+
+
+def run_ajv(schemas: list[dict[str, Any]], instances: list[dict[str, Any]]) -> dict[str, Any]:
+    result = subprocess.run(
+        ["node", str(CHECKER)],
+        input=json.dumps({"schemas": schemas, "instances": instances}),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    output: dict[str, Any] = json.loads(result.stdout)
+    return output
+
+
+def test_every_schema_compiles_in_strict_mode_split_and_bundled() -> None:
+    split = list(documents().values())
+    bundled = [bundle(kind_id) for kind in kinds() for kind_id in kind.versions.values()]
+    output = run_ajv(split + bundled, [])
+    assert output["failures"] == {}
+    assert sorted(output["compiled"]) == sorted(schema["$id"] for schema in split + bundled)
+
+
+def test_ajv_and_python_agree_on_every_fixture_and_mutant() -> None:
+    corpus: list[tuple[str, Any]] = []
+    for schema_id, data in fixtures():
+        corpus.append((schema_id, data))
+        corpus.extend((schema_id, mutant) for mutant in mutants(data))
+    assert len(corpus) > 1000
+    instances = [{"schema": schema_id, "data": data} for schema_id, data in corpus]
+    instances += [{"schema": bundled_id(schema_id), "data": data} for schema_id, data in corpus]
+    bundled = [bundle(kind_id) for kind in kinds() for kind_id in kind.versions.values()]
+    output = run_ajv(list(documents().values()) + bundled, instances)
+    python = [not any(True for _ in check(schema_id, data)) for schema_id, data in corpus]
+    ajv_split = [verdict["valid"] for verdict in output["verdicts"][: len(corpus)]]
+    ajv_bundled = [verdict["valid"] for verdict in output["verdicts"][len(corpus) :]]
+    disagreements = [corpus[i] for i, (a, b) in enumerate(zip(python, ajv_split, strict=True)) if a != b]
+    assert disagreements == []
+    assert ajv_bundled == ajv_split
+    assert True in python and False in python
