@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -20,9 +21,11 @@ from agentbeats_spec._schemas import check, documents
 
 from .conftest import FIXTURES, ROOT
 
-CHECKER = ROOT / "tests" / "ajv" / "check.mjs"
+CHECKER = ROOT / "tests" / "node" / "check.mjs"
+# CI (make test) installs Node's tools first, so there a missing tool is a failure, not a skip.
 pytestmark = pytest.mark.skipif(
-    shutil.which("node") is None or not (ROOT / "tests" / "ajv" / "node_modules").is_dir(),
+    not os.environ.get("CI")
+    and (shutil.which("node") is None or not (ROOT / "tests" / "node" / "node_modules").is_dir()),
     reason="Node.js and `npm ci --prefix tests/node` (make test does it) are needed",
 )
 
