@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -9,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from agentbeats_spec._reporters import Progress
 from agentbeats_spec.cli import main
+from agentbeats_spec.layouts import check_paths
 
 from .conftest import FIXTURES, VALID
 
@@ -126,3 +129,33 @@ def test_python_dash_m_runs_the_same_command() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["valid"] is True
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_progress_bar_shows_on_a_terminal_for_large_trees(tmp_path: Path) -> None:
+    for number in range(Progress.THRESHOLD + 20):
+        (tmp_path / f"{number}.txt").write_text("x")
+    stream = _Terminal()
+    progress = Progress.for_terminal(stream, [tmp_path])
+    assert progress is not None
+    report = check_paths([tmp_path], progress=progress)
+    shown = stream.getvalue()
+    progress.close()
+    assert report.skipped == Progress.THRESHOLD + 20
+    assert f"] {Progress.THRESHOLD + 20}/{Progress.THRESHOLD + 20} files, " in shown and "files/s" in shown
+
+
+def test_no_progress_bar_off_a_terminal_or_for_small_trees(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_text("{}")
+    assert Progress.for_terminal(io.StringIO(), [tmp_path]) is None
+    assert Progress.for_terminal(_Terminal(), [tmp_path]) is None
+
+
+def test_the_summary_counts_files_per_kind_and_issues_per_code(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "validate", "--no-context", str(FIXTURES / "invalid"))
+    assert "  files: abb-case 1, abv3-repo 1," in out
+    assert "  issues: json.duplicate-key 1, json.non-finite 1," in out

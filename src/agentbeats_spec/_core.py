@@ -44,12 +44,12 @@ class Collector:
         """Count a file (None: a file that is no artifact) and keep its issues."""
         if examined is None:
             self.skipped += 1
-            return None
-        self.checked += 1
-        self.kinds[label or (examined.kind.name if examined.kind else "unknown")] += 1
-        self.issues.extend(examined.issues)
+        else:
+            self.checked += 1
+            self.kinds[label or (examined.kind.name if examined.kind else "unknown")] += 1
+            self.issues.extend(examined.issues)
         if self.progress is not None:
-            self.progress(self.checked)
+            self.progress(self.checked + self.skipped)
         return examined
 
     def findings(self, examined: Examined, findings: Iterable[Finding], file: str | None) -> None:
