@@ -11,9 +11,10 @@ with ``_`` is private.
 
 from __future__ import annotations
 
-from ._api import dump, dumps, from_dict, kinds, load, loads, schema, to_dict, validate
+from ._api import dump, dumps, from_dict, kinds, load, loads, redact, scan, schema, to_dict, validate
 from ._issues import InvalidDocument, Issue, SpecError, UnknownKind
 from ._kinds import Kind
+from ._limits import Limits
 from ._tasks import read_task, write_task
 from ._version import __version__
 
@@ -21,6 +22,7 @@ __all__ = [
     "InvalidDocument",
     "Issue",
     "Kind",
+    "Limits",
     "SpecError",
     "UnknownKind",
     "__version__",
@@ -31,6 +33,8 @@ __all__ = [
     "load",
     "loads",
     "read_task",
+    "redact",
+    "scan",
     "schema",
     "to_dict",
     "validate",

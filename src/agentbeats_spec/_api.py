@@ -7,26 +7,67 @@ import os
 from pathlib import Path
 from typing import Any
 
-from . import _convert, _core, _documents, _kinds, _schemas, _write
+import attrs
+
+from . import _convert, _core, _documents, _kinds, _limits, _redact, _schemas, _secrets, _write
 from ._issues import InvalidDocument, Issue, UnknownKind
 from ._kinds import KINDS, Kind
+from ._limits import Limits
 
 PathLike = str | os.PathLike[str]
 
 
-def validate(source: Any, kind: str | None = None) -> list[Issue]:
+def validate(
+    source: Any, kind: str | None = None, *, limits: Limits | None = None, secrets: bool = False
+) -> list[Issue]:
     """Every issue of ``source``, sorted by file and position; an empty list means valid.
 
     ``source`` is a path (``pathlib.Path`` or any ``os.PathLike``: a file, or a folder whose artifacts are all
     checked), the text or bytes of one document, or an already parsed mapping. ``kind`` names the artifact kind
     (see :func:`kinds`) when its name or content cannot tell. Warnings are issues too: see ``issue.severity``.
+    ``limits`` bounds what one file may cost; ``secrets`` also searches every document for credentials.
     """
     kind_ = _kinds.get(kind) if kind is not None else None
-    if isinstance(source, os.PathLike):
-        from .layouts import check_paths
+    with _limits.using(limits), _secrets.scanning(_secrets.AllowList() if secrets else None):
+        if isinstance(source, os.PathLike):
+            from .layouts import check_paths
 
-        return list(check_paths([Path(source)], kind_).issues)
-    return list(_core.examine_source(source, kind_).issues)
+            return list(check_paths([Path(source)], kind_).issues)
+        return list(_core.examine_source(source, kind_).issues)
+
+
+def scan(source: Any, *, allow_list: str | os.PathLike[str] | None = None, limits: Limits | None = None) -> list[Issue]:
+    """Every credential found in ``source`` (a path: every file below it; or text, bytes, a mapping).
+
+    Each finding is a ``security.secret`` issue whose message masks the secret and gives its fingerprint; the
+    fingerprints listed in ``allow_list`` (a file, one per line) are not reported.
+    """
+    allow = _secrets.AllowList.read(Path(allow_list)) if allow_list is not None else _secrets.AllowList()
+    with _limits.using(limits), _secrets.scanning(allow):
+        if isinstance(source, os.PathLike):
+            from .layouts import scan_paths
+
+            return list(scan_paths([Path(source)]).issues)
+        document = _core.document_of(source, None)
+        findings = list(document.findings)
+        if document.readable:
+            findings.extend(_secrets.scan_data(document.data, allow))
+        return _core.issues_of(document, findings, None, None)
+
+
+def redact(value: Any) -> Any:
+    """A copy of a model or a parsed document fit to share: credentials replaced by ``********``.
+
+    Credential members (by name) are redacted and credential shapes (API keys, bearer tokens, private keys,
+    JWTs, passwords in URLs) are masked in every string, except inside ``metrics``, ``ground_truth`` and
+    ``final_answer``, which are evaluation facts and stay as they are. A model comes back as a model of its kind.
+    """
+    if attrs.has(type(value)):
+        kind = getattr(type(value), "__kind__", None)
+        if kind is None:
+            raise TypeError(f"{type(value).__name__} is not the model of a whole artifact")
+        return from_dict(kind, _redact.redact_for_sharing(to_dict(value)))
+    return _redact.redact_for_sharing(value)
 
 
 def schema(kind: str, version: str | None = None) -> dict[str, Any]:
@@ -46,13 +87,14 @@ def kinds() -> tuple[Kind, ...]:
     return tuple(KINDS.values())
 
 
-def load(path: PathLike, kind: str | None = None) -> Any:
+def load(path: PathLike, kind: str | None = None, *, limits: Limits | None = None) -> Any:
     """Read, validate and return the model of one artifact file.
 
     Raises :class:`InvalidDocument` carrying every issue when the file has an error (warnings do not stop
     it). The model class follows the kind: ``agentbeats_spec.models.MODELS[kind]``.
     """
-    examined = _core.examine_file(Path(path), _kinds.get(kind) if kind else None, explicit=True)
+    with _limits.using(limits):
+        examined = _core.examine_file(Path(path), _kinds.get(kind) if kind else None, explicit=True)
     assert examined is not None  # a named file always gets a verdict
     return _model_of(examined)
 

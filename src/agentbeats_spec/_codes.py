@@ -101,6 +101,9 @@ CODES: dict[str, str] = {
     "io.not-found": "No such file.",
     "io.unreadable": "The file or folder cannot be read.",
     "io.not-a-file": "Not a regular file (a folder, FIFO, socket or device); not opened.",
+    "io.too-large": "The file is larger than the size limit (4 GiB by default); not read.",
+    "io.issues-truncated": "More issues than the per-file limit; the rest are counted, not shown.",
+    "security.secret": "A credential in a file: a credential member's value, or a string shaped like a key or token.",
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -10,9 +11,10 @@ from typing import Any
 
 import attrs
 
-from . import _documents, _kinds, _schemas
+from . import _documents, _kinds, _schemas, _secrets
 from ._documents import Document
 from ._issues import Finding, Issue, Severity
+from ._limits import current
 from ._text import quote
 
 
@@ -88,6 +90,9 @@ def examine(document: Document, kind: _kinds.Kind | None, file: str | None) -> E
         if kind is None:
             kind = _kinds.from_content(document.data)
         findings.extend(_check_data(document.data, kind))
+        allow = _secrets.active()
+        if allow is not None:
+            findings.extend(_secrets.scan_data(document.data, allow))
     return Examined(document, kind, issues_of(document, findings, file, kind))
 
 
@@ -110,8 +115,11 @@ def _check_data(data: Any, kind: _kinds.Kind | None) -> Iterator[Finding]:
             f"known: {', '.join(kind.versions)}",
         )
         return
-    yield from _schemas.check(schema_id, data)
-    yield from kind.rules(data)
+    try:
+        found = [*_schemas.check(schema_id, data), *kind.rules(data)]
+    except RecursionError:
+        found = [Finding("", "json.too-deep", "the document is nested too deeply to be checked")]
+    yield from found
 
 
 def issues_of(document: Document, findings: list[Finding], file: str | None, kind: _kinds.Kind | None) -> list[Issue]:
@@ -137,17 +145,55 @@ def issues_of(document: Document, findings: list[Finding], file: str | None, kin
             )
         )
     issues.sort(key=Issue.sort_key)
+    limit = current().max_issues
+    if len(issues) > limit:
+        first = issues[0]
+        issues = [
+            *issues[:limit],
+            Issue(
+                first.file, first.kind, "", None, None, "warning", "io.issues-truncated",
+                f"{len(issues) - limit} more issue(s) in this file are not shown (see --max-issues)",
+            ),
+        ]  # fmt: skip
     return issues
+
+
+def scan_file(path: Path) -> Examined | None:
+    """A file searched for secrets only: a JSON or TOML document by its members, any other text by its lines.
+
+    None for a file that is neither (binary).
+    """
+    allow = _secrets.active() or _secrets.AllowList()
+    file = str(path)
+    kind = _kinds.from_path(path)
+    raw, problem = read_bounded(path)
+    if problem is not None:
+        document = Document(None, None, "json", (problem,), readable=False)
+        return Examined(document, kind, issues_of(document, [problem], file, kind))
+    if path.suffix in (".json", ".toml"):
+        document = _documents.read(raw, "toml" if path.suffix == ".toml" else "json")
+        if document.readable:
+            findings = list(_secrets.scan_data(document.data, allow))
+            return Examined(document, kind, issues_of(document, findings, file, kind))
+    if b"\x00" in raw[:8192]:
+        return None
+    text = raw.decode("utf-8", "replace")
+    document = Document(None, text, "json", (), readable=False)
+    return Examined(document, kind, issues_of(document, list(_secrets.scan_text(text, allow)), file, kind))
 
 
 def examine_source(source: Any, kind: _kinds.Kind | None) -> Examined:
     """The text or bytes of one document, or a parsed mapping."""
+    return examine(document_of(source, kind), kind, None)
+
+
+def document_of(source: Any, kind: _kinds.Kind | None) -> Document:
     if isinstance(source, (str, bytes)):
         syntax = kind.syntax if kind else "json"
         raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
-        return examine(_documents.read(raw, syntax), kind, None)
+        return _documents.read(raw, syntax)
     if isinstance(source, Mapping):
-        return examine(_documents.from_data(dict(source)), kind, None)
+        return _documents.from_data(dict(source))
     raise TypeError(
         f"cannot read a {type(source).__name__}: pass a path (pathlib.Path), the text or bytes of a "
         "document, or a parsed mapping"
@@ -166,10 +212,7 @@ def examine_file(path: Path, kind: _kinds.Kind | None, *, explicit: bool) -> Exa
     if problem is not None and not explicit and problem.severity == "warning":
         return None
     if problem is None:
-        try:
-            raw = path.read_bytes()
-        except OSError as error:
-            problem = Finding("", "io.unreadable", f"cannot read the file: {error.strerror or error}")
+        raw, problem = read_bounded(path)
     if problem is not None:
         return examine(Document(None, None, syntax, (problem,), readable=False), kind, display)
     document = _documents.read(raw, syntax)
@@ -177,6 +220,27 @@ def examine_file(path: Path, kind: _kinds.Kind | None, *, explicit: bool) -> Exa
     if not explicit and kind is None and (not document.readable or _kinds.from_content(document.data) is None):
         return None
     return examine(document, kind, display)
+
+
+def read_bounded(path: Path) -> tuple[bytes, Finding | None]:
+    """The bytes of a file, never more than the size limit (a file may grow while it is read)."""
+    limit = current().max_file_size
+    try:
+        with path.open("rb") as stream:
+            size = os.fstat(stream.fileno()).st_size
+            if size > limit:
+                return b"", _too_large(size, limit)
+            raw = stream.read(limit + 1)
+    except OSError as error:
+        return b"", Finding("", "io.unreadable", f"cannot read the file: {error.strerror or error}")
+    if len(raw) > limit:
+        return b"", _too_large(len(raw), limit, growing=True)
+    return raw, None
+
+
+def _too_large(size: int, limit: int, *, growing: bool = False) -> Finding:
+    how = "grew beyond" if growing else f"is {size} bytes, more than"
+    return Finding("", "io.too-large", f"the file {how} the limit of {limit} bytes; not read (see --max-file-size)")
 
 
 def _unreadable(path: Path, *, follow: bool) -> Finding | None:

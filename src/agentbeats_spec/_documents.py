@@ -10,6 +10,7 @@ import attrs
 
 from . import _json, _toml
 from ._issues import Anchor, Finding
+from ._limits import current
 from ._pointers import Path, to_path, to_pointer
 
 Syntax = Literal["json", "toml"]
@@ -58,16 +59,15 @@ class Document:
         return {request: lines[offset] for request, offset in offsets.items()}
 
 
-def read(raw: bytes, syntax: Syntax, *, max_depth: int = _json.MAX_DEPTH) -> Document:
+def read(raw: bytes, syntax: Syntax) -> Document:
     text, findings = _json.decode(raw, family=syntax)
     if text is None:
         return Document(None, None, syntax, tuple(findings), readable=False)
-    return parse_text(text, syntax, max_depth=max_depth, prior=findings)
+    return parse_text(text, syntax, prior=findings)
 
 
-def parse_text(
-    text: str, syntax: Syntax, *, max_depth: int = _json.MAX_DEPTH, prior: Iterable[Finding] = ()
-) -> Document:
+def parse_text(text: str, syntax: Syntax, *, prior: Iterable[Finding] = ()) -> Document:
+    max_depth = current().max_depth
     if syntax == "json":
         if text.startswith("\ufeff"):
             text = text[1:]
@@ -92,8 +92,8 @@ def from_data(data: Any) -> Document:
 
 
 def _non_json(value: Any, path: Path, depth: int) -> Iterable[Finding]:
-    if depth > _json.MAX_DEPTH:
-        yield Finding(to_pointer(path), "json.too-deep", f"nesting deeper than {_json.MAX_DEPTH} levels")
+    if depth > current().max_depth:
+        yield Finding(to_pointer(path), "json.too-deep", f"nesting deeper than {current().max_depth} levels")
         return
     if value is None or isinstance(value, (str, bool, int)):
         return

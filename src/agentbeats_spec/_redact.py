@@ -132,3 +132,30 @@ def redact_task_detail(record: dict[str, Any]) -> dict[str, Any]:
             for number, payload in attempts.items()
         }
     return result
+
+
+def redact_for_sharing(value: Any) -> Any:
+    """A copy fit to share: credential members redacted and credential shapes masked in every string.
+
+    Members named ``metrics``, ``ground_truth`` or ``final_answer`` are evaluation facts, copied as they are at
+    any depth; a secret found in one is reported by the scan, never changed.
+    """
+    from ._secrets import mask_shapes
+
+    if isinstance(value, dict):
+        result = {}
+        for key, item in value.items():
+            if key in EVALUATION_FACTS:
+                result[key] = item
+            elif normalized(key) in CREDENTIAL_CONTAINERS:
+                result[key] = _redact_all(item)
+            elif is_credential_name(key):
+                result[key] = _secret(item)
+            else:
+                result[key] = redact_for_sharing(item)
+        return result
+    if isinstance(value, list):
+        return [redact_for_sharing(item) for item in value]
+    if isinstance(value, str):
+        return mask_shapes(value, PLACEHOLDER)
+    return value

@@ -118,6 +118,8 @@ def _context(issue: Issue) -> Iterator[str]:
         yield f"    at {issue.pointer}\n"
     if issue.file is None or issue.line is None or issue.column is None:
         return
+    if issue.code == "security.secret":
+        return  # the source line would show the secret the message masks
     line = _source_line(issue.file, issue.line)
     if line is None:
         return

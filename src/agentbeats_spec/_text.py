@@ -6,14 +6,16 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-SHOWN_LENGTH = 60
+from ._limits import current
 
 
-def shorten(text: str, limit: int = SHOWN_LENGTH) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def shorten(text: str, limit: int | None = None) -> str:
+    """The text, cut to the shown length of the current limits (or ``limit``)."""
+    limit = limit or current().shown_length
+    return text if len(text) <= limit else text[: max(limit - 1, 1)] + "…"
 
 
-def quote(text: str, limit: int = SHOWN_LENGTH) -> str:
+def quote(text: str, limit: int | None = None) -> str:
     return repr(shorten(text, limit))
 
 

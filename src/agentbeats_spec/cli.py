@@ -1,4 +1,8 @@
-"""The ``agentbeats-spec`` command: argument parsing and output only; no validation logic."""
+"""The ``agentbeats-spec`` command: argument parsing and output only; no validation logic.
+
+Exit codes: 0 nothing wrong, 1 an error (or, with ``--strict``, a warning) was found, 2 a usage problem,
+3 an internal error (a bug: the message says how to report it; no traceback is printed).
+"""
 
 from __future__ import annotations
 
@@ -7,44 +11,70 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from . import _reporters, kinds, schema
+from . import _reporters, _secrets, _write
+from ._api import kinds, redact, schema
 from ._bundle import bundle
-from ._core import Report
+from ._core import Report, document_of, read_bounded
 from ._issues import SpecError
-from ._kinds import KINDS
+from ._kinds import KINDS, syntax_for
 from ._kinds import get as get_kind
+from ._limits import GIB, Limits, using
 from ._version import __version__
-from .layouts import check_paths, check_repository
+from .layouts import check_paths, check_repository, scan_paths
 
-EXIT_VALID, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+EXIT_VALID, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+ALLOW_LIST = Path("agentbeats-secrets.allow")
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agentbeats-spec",
         description="Validate the files that agent assessments produce (ABV3, ABB, AgentCompass, ACTF).",
+        epilog="Exit codes: 0 valid, 1 an error was found, 2 a usage problem, 3 an internal error.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     validate = commands.add_parser(
         "validate",
-        help="check files and folders; exit 0 when valid, 1 when an error was found, 2 for a usage problem",
-        description="Check artifact files, or every artifact below a folder.",
+        help="check files and folders; exit 0 when valid, 1 when an error was found",
+        description="Check artifact files, or every artifact (and layout) below a folder.",
     )
     validate.add_argument("paths", nargs="+", metavar="PATH", type=Path)
     validate.add_argument("--kind", choices=list(KINDS), help="the artifact kind, when names and content cannot tell")
-    validate.add_argument(
-        "--format",
-        choices=("text", "json", "github", "sarif"),
-        default="text",
-        help="text for people, json for programs, github for workflow annotations, sarif for code scanning",
+    validate.add_argument("--secrets", action="store_true", help="also search every artifact for credentials")
+    _report_options(validate)
+    _limit_options(validate)
+
+    scan = commands.add_parser(
+        "scan",
+        help="search files and folders for credentials; exit 1 when one is found",
+        description="Search every file below the paths for credentials: credential members of JSON and TOML "
+        "documents, and the shapes of well-known keys and tokens in any text. Secrets are masked in every output.",
     )
-    validate.add_argument("--strict", action="store_true", help="treat warnings as errors")
-    validate.add_argument(
-        "--no-context", action="store_true", help="text format: do not show the source line under each issue"
+    scan.add_argument("paths", nargs="+", metavar="PATH", type=Path)
+    scan.add_argument(
+        "--allow-list",
+        type=Path,
+        help=f"fingerprints of reviewed findings to leave out, one per line (default: ./{ALLOW_LIST} if present)",
     )
+    _report_options(scan)
+    _limit_options(scan)
+
+    redact_ = commands.add_parser(
+        "redact",
+        help="write a copy of a document with its credentials replaced by ********",
+        description="Redact one JSON or TOML document: credential members and credential shapes in strings "
+        "become ********; metrics, ground_truth and final_answer stay as they are. Prints the result unless "
+        "--output or --in-place is given; files are written atomically.",
+    )
+    redact_.add_argument("path", metavar="PATH", type=Path)
+    where = redact_.add_mutually_exclusive_group()
+    where.add_argument("-o", "--output", type=Path, help="write the redacted document here")
+    where.add_argument("--in-place", action="store_true", help="replace the file itself")
+    _limit_options(redact_)
 
     l1 = commands.add_parser(
         "check-l1",
@@ -54,6 +84,7 @@ def _parser() -> argparse.ArgumentParser:
     l1.add_argument("repository", nargs="?", default=Path("."), type=Path, metavar="REPO")
     l1.add_argument("--strict", action="store_true", help="treat warnings as errors")
     l1.add_argument("--no-context", action="store_true", help="do not show the source line under each issue")
+    _limit_options(l1)
 
     commands.add_parser("kinds", help="list the artifact kinds, their files and schema versions")
 
@@ -66,33 +97,131 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _report_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--format",
+        choices=("text", "json", "github", "sarif"),
+        default="text",
+        help="text for people, json for programs, github for workflow annotations, sarif for code scanning",
+    )
+    command.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    command.add_argument(
+        "--no-context", action="store_true", help="text format: do not show the source line under each issue"
+    )
+
+
+def _limit_options(command: argparse.ArgumentParser) -> None:
+    defaults = Limits()
+    group = command.add_argument_group("limits")
+    group.add_argument(
+        "--max-file-size", type=_size, default=defaults.max_file_size, metavar="BYTES",
+        help="larger files are not read (default: 4G; suffixes K, M, G)",
+    )  # fmt: skip
+    group.add_argument("--max-depth", type=_positive, default=defaults.max_depth, metavar="N",
+                       help=f"deepest nesting read (default: {defaults.max_depth})")  # fmt: skip
+    group.add_argument("--max-issues", type=_positive, default=defaults.max_issues, metavar="N",
+                       help=f"issues shown per file, the rest counted (default: {defaults.max_issues})")  # fmt: skip
+    group.add_argument("--max-shown", type=_positive, default=defaults.shown_length, metavar="N",
+                       help=f"characters of a value shown in a message (default: {defaults.shown_length})")  # fmt: skip
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _size(text: str) -> int:
+    units = {"K": 1024, "M": 1024**2, "G": GIB}
+    scale = units.get(text[-1:].upper(), 1)
+    return _positive(text[:-1] if scale != 1 else text) * scale
+
+
+def _limits(arguments: argparse.Namespace) -> Limits:
+    return Limits(arguments.max_file_size, arguments.max_depth, arguments.max_issues, arguments.max_shown)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     try:
-        if arguments.command == "validate":
-            return _validate(arguments)
-        if arguments.command == "kinds":
-            return _kinds()
-        if arguments.command == "check-l1":
-            return _check_l1(arguments)
-        return _schema(arguments)
+        with using(_limits(arguments) if hasattr(arguments, "max_depth") else None):
+            return _run(arguments)
     except SpecError as error:
         print(f"agentbeats-spec: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("agentbeats-spec: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # a bug: say so in one line, never with a traceback
+        print(
+            f"agentbeats-spec: internal error ({type(error).__name__}: {error}); please report it with the "
+            "command line and, if you can, the file that caused it",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+
+def _run(arguments: argparse.Namespace) -> int:
+    command = arguments.command
+    if command == "validate":
+        return _validate(arguments)
+    if command == "scan":
+        return _scan(arguments)
+    if command == "redact":
+        return _redact(arguments)
+    if command == "check-l1":
+        return _check_l1(arguments)
+    if command == "kinds":
+        return _kinds()
+    return _schema(arguments)
+
+
+def _missing(paths: Sequence[Path]) -> bool:
+    missing = [str(path) for path in paths if not path.exists() and not path.is_symlink()]
+    if missing:
+        print(f"agentbeats-spec: error: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+    return bool(missing)
 
 
 def _validate(arguments: argparse.Namespace) -> int:
-    missing = [str(path) for path in arguments.paths if not path.exists() and not path.is_symlink()]
-    if missing:
-        print(f"agentbeats-spec: error: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+    if _missing(arguments.paths):
         return EXIT_USAGE
     kind = get_kind(arguments.kind) if arguments.kind else None
     progress = _reporters.Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
-    report = check_paths(arguments.paths, kind, progress=progress)
+    with _secrets.scanning(_allow_list(None) if arguments.secrets else None):
+        report = check_paths(arguments.paths, kind, progress=progress)
     if progress is not None:
         progress.close()
+    return _report(report, arguments)
+
+
+def _scan(arguments: argparse.Namespace) -> int:
+    if _missing(arguments.paths):
+        return EXIT_USAGE
+    progress = _reporters.Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
+    with _secrets.scanning(_allow_list(arguments.allow_list)):
+        report = scan_paths(arguments.paths, progress=progress)
+    if progress is not None:
+        progress.close()
+    return _report(report, arguments)
+
+
+def _allow_list(path: Path | None) -> _secrets.AllowList:
+    if path is None:
+        return _secrets.AllowList.read(ALLOW_LIST) if ALLOW_LIST.is_file() else _secrets.AllowList()
+    try:
+        return _secrets.AllowList.read(path)
+    except (OSError, UnicodeDecodeError) as error:
+        raise SpecError(f"cannot read the allow-list {path}: {error}") from None
+
+
+def _report(report: Report, arguments: argparse.Namespace) -> int:
     if arguments.format == "json":
         _reporters.json_report(report, sys.stdout, strict=arguments.strict)
     elif arguments.format == "github":
@@ -107,6 +236,28 @@ def _validate(arguments: argparse.Namespace) -> int:
 def _exit_code(report: Report, strict: bool) -> int:
     failed = any(issue.severity == "error" or strict for issue in report.issues)
     return EXIT_INVALID if failed else EXIT_VALID
+
+
+def _redact(arguments: argparse.Namespace) -> int:
+    path: Path = arguments.path
+    if _missing([path]):
+        return EXIT_USAGE
+    raw, problem = read_bounded(path)
+    if problem is not None:
+        raise SpecError(f"{path}: {problem.message}")
+    syntax = syntax_for(path)
+    document = document_of(raw, get_kind("abv3-repo") if syntax == "toml" else None)
+    errors = [finding for finding in document.findings if finding.severity == "error"]
+    if errors or not document.readable:
+        first = errors[0] if errors else None
+        where = f":{first.line}:{first.column}" if first and first.line else ""
+        raise SpecError(f"{path}{where}: cannot be read ({first.message if first else 'unreadable'}); not redacted")
+    content = _write.serialize(redact(document.data), syntax)
+    if arguments.in_place or arguments.output:
+        _write.write_atomic(path if arguments.in_place else arguments.output, content)
+    else:
+        sys.stdout.write(content.decode("utf-8"))
+    return EXIT_VALID
 
 
 def _check_l1(arguments: argparse.Namespace) -> int:
@@ -129,7 +280,7 @@ def _kinds() -> int:
 
 
 def _schema(arguments: argparse.Namespace) -> int:
-    document = schema(arguments.kind, arguments.schema_version)
+    document: dict[str, Any] = schema(arguments.kind, arguments.schema_version)
     if arguments.bundle:
         document = bundle(document["$id"])
     json.dump(document, sys.stdout, indent=2, ensure_ascii=False)

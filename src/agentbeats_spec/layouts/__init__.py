@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from .. import _kinds
-from .._core import Collector, Report, examine_file
+from .._core import Collector, Report, examine_file, scan_file
 from . import abb, abv3, agentcompass
 from ._fs import entries, is_folder
 
@@ -28,6 +28,25 @@ def check_paths(
         else:
             collector.add(examine_file(path, kind, explicit=True))
     return collector.report()
+
+
+def scan_paths(paths: Iterable[Path], progress: Callable[[int], None] | None = None) -> Report:
+    """Every file below the paths searched for secrets (links are reported, never followed)."""
+    collector = Collector(progress=progress)
+    for path in paths:
+        if is_folder(path):
+            _scan_folder(path, collector, path)
+        else:
+            collector.add(scan_file(path), "scanned")
+    return collector.report()
+
+
+def _scan_folder(folder: Path, collector: Collector, root: Path) -> None:
+    for entry in entries(folder, collector, root):
+        if entry.is_folder:
+            _scan_folder(entry.path, collector, root)
+        else:
+            collector.add(scan_file(entry.path), "scanned")
 
 
 def check_repository(folder: Path) -> Report:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _documents, _kinds
-from .._core import Collector, Examined, examine_file, issues_of
+from .._core import Collector, Examined, examine_file, issues_of, read_bounded
 from .._issues import Finding
 from ._fs import entries, is_file, is_folder
 
@@ -122,10 +122,9 @@ def _check_issue(folder: Path, number: int, collector: Collector) -> None:
 
 def json_object(path: Path, collector: Collector, label: str, *, require_object: bool = True) -> Examined | None:
     """A JSON file the spec gives no schema: it must be well-formed (and an object, where asked)."""
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        collector.about(path, "io.unreadable", f"cannot read the file: {error.strerror or error}")
+    raw, problem = read_bounded(path)
+    if problem is not None:
+        collector.about(path, problem.code, problem.message)
         return None
     document = _documents.read(raw, "json")
     findings = list(document.findings)

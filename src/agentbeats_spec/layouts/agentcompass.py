@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 
 from .. import _documents, _kinds
-from .._core import Collector, Examined, examine_file, issues_of
+from .._core import Collector, Examined, examine_file, issues_of, read_bounded
 from .._issues import Anchor, Finding
 from .._pointers import join
 from .._text import quote
@@ -320,10 +320,9 @@ def _check_checkpoint(path: Path, collector: Collector) -> None:
             path, "layout.checkpoint-size", f"checkpoint.json is {size} bytes; the writer's bound is 32 MiB"
         )
         return
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        collector.about(path, "io.unreadable", f"cannot read the file: {error.strerror or error}")
+    raw, problem = read_bounded(path)
+    if problem is not None:
+        collector.about(path, problem.code, problem.message)
         return
     document = _documents.read(raw, "json")
     findings = list(document.findings)
@@ -454,10 +453,9 @@ def _check_archive(folder: Path, collector: Collector, root: Path) -> None:
     for entry in entries(folder, collector, root):
         if entry.is_folder or not entry.name.endswith(".json"):
             continue
-        try:
-            raw = entry.path.read_bytes()
-        except OSError as error:
-            collector.about(entry.path, "io.unreadable", f"cannot read the file: {error.strerror or error}", "warning")
+        raw, problem = read_bounded(entry.path)
+        if problem is not None:
+            collector.about(entry.path, problem.code, problem.message, "warning")
             continue
         document = _documents.read(raw, "json")
         lenient = [
