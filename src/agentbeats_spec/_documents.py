@@ -18,16 +18,26 @@ Syntax = Literal["json", "toml"]
 
 @attrs.frozen
 class Document:
-    """A document, its source text (``None`` for an already parsed mapping) and what reading found.
+    """A document, its source (``None`` for an already parsed mapping) and what reading found.
 
-    ``data`` is meaningful only when ``readable`` is true.
+    ``data`` is meaningful only when ``readable`` is true. The source may be kept as the bytes read: a valid
+    document never needs its text, so it is decoded only when an issue needs a line and column.
     """
 
     data: Any
-    text: str | None
+    source: str | bytes | None
     syntax: Syntax
     findings: tuple[Finding, ...] = ()
     readable: bool = True
+    _decoded: list[str] = attrs.field(factory=list, eq=False, repr=False)
+
+    @property
+    def text(self) -> str | None:
+        if not isinstance(self.source, bytes):
+            return self.source
+        if not self._decoded:
+            self._decoded.append(self.source.decode("utf-8").removeprefix("\ufeff"))
+        return self._decoded[0]
 
     def positions(self, requests: Iterable[tuple[str, Anchor]]) -> dict[tuple[str, Anchor], tuple[int, int]]:
         """Resolve (pointer, anchor) pairs to 1-based (line, column), all in one pass over the text.
@@ -35,14 +45,15 @@ class Document:
         A pointer that cannot be found (a missing member's parents, say) is placed at its nearest
         existing ancestor.
         """
-        if self.text is None:
+        text = self.text
+        if text is None:
             return {}
         targets: dict[tuple[str, Anchor], Path] = {}
         for pointer, anchor in requests:
             path = to_path(pointer)
             targets[(pointer, anchor)] = path[:-1] if anchor is Anchor.PARENT and path else path
         locate = _json.locate if self.syntax == "json" else _toml.locate
-        located = locate(self.text, set(targets.values()))
+        located = locate(text, set(targets.values()))
         offsets: dict[tuple[str, Anchor], int] = {}
         for request, path in targets.items():
             for cut in range(len(path), -1, -1):
@@ -55,11 +66,15 @@ class Document:
                     break
             else:
                 offsets[request] = 0
-        lines = _json.Lines(self.text).positions(offsets.values())
+        lines = _json.Lines(text).positions(offsets.values())
         return {request: lines[offset] for request, offset in offsets.items()}
 
 
 def read(raw: bytes, syntax: Syntax) -> Document:
+    if syntax == "json":
+        data = _json.parse_fast(raw, current().max_depth)
+        if data is not _json.UNSURE:
+            return Document(data, raw, syntax)
     text, findings = _json.decode(raw, family=syntax)
     if text is None:
         return Document(None, None, syntax, tuple(findings), readable=False)

@@ -8,6 +8,7 @@ say exactly where the problem is; a valid document never pays for positions.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -20,6 +21,22 @@ from ._text import shorten
 scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
 MAX_DEPTH = 512
+UNSURE: Any = object()  # what parse_fast returns when only the strict reader can tell
+
+try:  # orjson carries the fast path; without it every document takes the strict one
+    import orjson
+except ImportError:  # pragma: no cover - exercised by the pure-Python test run
+    orjson = None
+if os.environ.get("AGENTBEATS_SPEC_PURE"):
+    orjson = None
+
+# Digits become "0", the characters that may stand before digits inside a number stay, all else is " ": an
+# integer literal of 16 digits or more is then a " " followed by sixteen "0".
+_DIGIT_RUNS = bytes(
+    ord("0") if chr(byte).isdigit() and byte < 128 else byte if chr(byte) in ".eE" else ord(" ") for byte in range(256)
+)
+_LONG_INTEGER = b" " + b"0" * 16
+_CHUNK = 8 * 1024 * 1024
 MAX_EXACT_INTEGER = 2**53
 _BOM = "\ufeff"
 
@@ -114,6 +131,47 @@ class _Flags:
     def __init__(self) -> None:
         self.duplicate = False
         self.non_finite = False
+
+
+def parse_fast(raw: bytes, max_depth: int) -> Any:
+    """The data of a document that is certainly valid JSON with nothing to report, or ``UNSURE``.
+
+    orjson parses; then three whole-buffer checks at C speed vouch for what orjson does not check: no
+    duplicate member (re-serialized, the document has as many colons as its source: each dropped duplicate
+    takes its colon with it), no integer beyond 2**53 (no run of 16 digits outside a fraction, and orjson's
+    strict dump refuses one) and no nesting past the limit (the indented dump has no line that deep). Anything
+    else (a syntax error, NaN, a BOM, an escaped colon) is UNSURE, and the strict reader says what it is.
+    """
+    if orjson is None or b"\\u003a" in raw or b"\\u003A" in raw:
+        return UNSURE
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return UNSURE
+    if _has_long_integer(raw):
+        return UNSURE
+    try:
+        dumped = orjson.dumps(data, option=orjson.OPT_STRICT_INTEGER | orjson.OPT_INDENT_2)
+    except TypeError:
+        return UNSURE
+    if dumped.count(b":") != raw.count(b":") or dumped.find(b"\n" + b" " * (2 * max_depth)) != -1:
+        return UNSURE
+    return data
+
+
+def _has_long_integer(raw: bytes) -> bool:
+    if len(raw) <= _CHUNK:
+        return _long_run(raw.translate(_DIGIT_RUNS))
+    view = memoryview(raw)
+    # Chunks overlap by the needle's length, so that no run is cut in two; memory stays bounded.
+    return any(
+        _long_run(bytes(view[max(0, start - 17) : start + _CHUNK]).translate(_DIGIT_RUNS))
+        for start in range(0, len(raw), _CHUNK)
+    )
+
+
+def _long_run(translated: bytes) -> bool:
+    return translated.find(_LONG_INTEGER) != -1 or translated.startswith(_LONG_INTEGER[1:])
 
 
 def parse(text: str, *, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Finding]]:
@@ -383,7 +441,21 @@ def _locate_value(
         pos = _after_ws(text, pos + 1)
 
 
+# The standard library's C scanner skips a value fastest; building the value is the price, paid only for
+# documents that have issues to place.
+_scan_value = json.JSONDecoder().scan_once
+
+
 def _skip_value(text: str, pos: int) -> int:
+    try:
+        end: int = _scan_value(text, pos)[1]
+        return end
+    except (StopIteration, ValueError, RecursionError):
+        return _skip_slowly(text, pos)
+
+
+def _skip_slowly(text: str, pos: int) -> int:
+    """Skip by strings and brackets alone: for what the C scanner cannot take (very deep nesting)."""
     char = text[pos : pos + 1]
     if char == '"':
         return scanstring(text, pos + 1, True)[1]

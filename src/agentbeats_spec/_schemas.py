@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
@@ -90,8 +91,39 @@ def validator(schema_id: str) -> Any:
     )
 
 
+try:  # jsonschema-rs gives the verdict of a valid document quickly; python-jsonschema reports the errors
+    import jsonschema_rs
+except ImportError:  # pragma: no cover - exercised by the pure-Python test run
+    jsonschema_rs = None
+if os.environ.get("AGENTBEATS_SPEC_PURE"):
+    jsonschema_rs = None
+
+
+@functools.cache
+def fast_validator(schema_id: str) -> Any:
+    """A compiled jsonschema-rs validator, or None where the compiled wheel is missing."""
+    if jsonschema_rs is None:
+        return None
+    resources = [(uri, contents_) for uri, contents_ in registry_contents().items()]
+    return jsonschema_rs.Draft202012Validator(
+        contents(schema_id), registry=jsonschema_rs.Registry(resources), validate_formats=False
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def registry_contents() -> dict[str, Any]:
+    return {schema_id: registry().contents(schema_id) for schema_id in documents()}
+
+
 def check(schema_id: str, data: Any, prefix: tuple[str, ...] = ()) -> Iterator[Finding]:
-    """Validate ``data`` against one schema and yield a finding per error, most relevant first."""
+    """Validate ``data`` against one schema and yield a finding per error, most relevant first.
+
+    python-jsonschema is the reference and makes every report; jsonschema-rs, when installed, only spares it
+    the documents that are valid (tests/test_engines.py checks that both agree).
+    """
+    fast = fast_validator(schema_id)
+    if fast is not None and fast.is_valid(data):
+        return
     seen: set[tuple[str, str]] = set()
     for error in validator(schema_id).iter_errors(data):
         if error.context:
