@@ -6,6 +6,7 @@ import os
 import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import Executor, Future
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import attrs
 from . import _documents, _kinds, _schemas, _secrets
 from ._documents import Document
 from ._issues import Finding, Issue, Severity
-from ._limits import current
+from ._limits import Limits, current, using
 from ._text import quote
 
 
@@ -41,6 +42,8 @@ class Collector:
     skipped: int = 0
     kinds: Counter[str] = attrs.field(factory=Counter)
     progress: Callable[[int], None] | None = None
+    pool: Executor | None = None
+    pending: list[Future[_Part]] = attrs.field(factory=list)
 
     def add(self, examined: Examined | None, label: str | None = None) -> Examined | None:
         """Count a file (None: a file that is no artifact) and keep its issues."""
@@ -62,13 +65,48 @@ class Collector:
         """An issue about a file or folder as a whole."""
         self.issues.append(Issue(str(path), None, "", None, None, severity, code, message))
 
+    def defer(self, unit: Callable[..., None], *arguments: Any) -> None:
+        """Run ``unit(collector, *arguments)`` here, or in a worker process when there is a pool.
+
+        Units are independent (a task folder, say); their results are merged when the report is made.
+        """
+        if self.pool is None:
+            unit(self, *arguments)
+            return
+        self.pending.append(self.pool.submit(_run_unit, unit, arguments, current(), _secrets.active()))
+
+    def merge(self, part: _Part) -> None:
+        issues, checked, skipped, kinds = part
+        self.issues.extend(issues)
+        self.checked += checked
+        self.skipped += skipped
+        self.kinds.update(kinds)
+        if self.progress is not None:
+            self.progress(self.checked + self.skipped)
+
     def report(self) -> Report:
+        for future in self.pending:
+            self.merge(future.result())
+        self.pending.clear()
         return Report(
             tuple(sorted(self.issues, key=Issue.sort_key)),
             self.checked,
             self.skipped,
             tuple(sorted(self.kinds.items())),
         )
+
+
+_Part = tuple[list[Issue], int, int, dict[str, int]]
+
+
+def _run_unit(
+    unit: Callable[..., None], arguments: tuple[Any, ...], limits: Limits, allow: _secrets.AllowList | None
+) -> _Part:
+    """In a worker process: one unit, with the limits and secret scanning of the run that sent it."""
+    collector = Collector()
+    with using(limits), _secrets.scanning(allow):
+        unit(collector, *arguments)
+    return collector.issues, collector.checked, collector.skipped, dict(collector.kinds)
 
 
 @attrs.frozen

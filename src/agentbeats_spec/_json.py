@@ -26,9 +26,9 @@ UNSURE: Any = object()  # what parse_fast returns when only the strict reader ca
 try:  # orjson carries the fast path; without it every document takes the strict one
     import orjson
 except ImportError:  # pragma: no cover - exercised by the pure-Python test run
-    orjson = None
+    orjson = None  # type: ignore[assignment]
 if os.environ.get("AGENTBEATS_SPEC_PURE"):
-    orjson = None
+    orjson = None  # type: ignore[assignment]
 
 # Digits become "0", the characters that may stand before digits inside a number stay, all else is " ": an
 # integer literal of 16 digits or more is then a " " followed by sixteen "0".
@@ -443,7 +443,7 @@ def _locate_value(
 
 # The standard library's C scanner skips a value fastest; building the value is the price, paid only for
 # documents that have issues to place.
-_scan_value = json.JSONDecoder().scan_once
+_scan_value = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def _skip_value(text: str, pos: int) -> int:

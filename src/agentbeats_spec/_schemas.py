@@ -94,9 +94,9 @@ def validator(schema_id: str) -> Any:
 try:  # jsonschema-rs gives the verdict of a valid document quickly; python-jsonschema reports the errors
     import jsonschema_rs
 except ImportError:  # pragma: no cover - exercised by the pure-Python test run
-    jsonschema_rs = None
+    jsonschema_rs = None  # type: ignore[assignment]
 if os.environ.get("AGENTBEATS_SPEC_PURE"):
-    jsonschema_rs = None
+    jsonschema_rs = None  # type: ignore[assignment]
 
 
 @functools.cache

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -45,6 +46,10 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("paths", nargs="+", metavar="PATH", type=Path)
     validate.add_argument("--kind", choices=list(KINDS), help="the artifact kind, when names and content cannot tell")
     validate.add_argument("--secrets", action="store_true", help="also search every artifact for credentials")
+    validate.add_argument(
+        "--jobs", type=_positive, default=os.cpu_count() or 1, metavar="N",
+        help="worker processes for the task folders of a run (default: the number of cores)",
+    )  # fmt: skip
     _report_options(validate)
     _limit_options(validate)
 
@@ -195,7 +200,7 @@ def _validate(arguments: argparse.Namespace) -> int:
     kind = get_kind(arguments.kind) if arguments.kind else None
     progress = _reporters.Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
     with _secrets.scanning(_allow_list(None) if arguments.secrets else None):
-        report = check_paths(arguments.paths, kind, progress=progress)
+        report = check_paths(arguments.paths, kind, progress=progress, jobs=arguments.jobs)
     if progress is not None:
         progress.close()
     return _report(report, arguments)

@@ -6,7 +6,10 @@ walked, every artifact file in it checked on its own, and every layout below it 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import contextlib
+import multiprocessing
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 
 from .. import _kinds
@@ -19,15 +22,31 @@ LAYOUTS = (agentcompass, abv3, abb)
 
 
 def check_paths(
-    paths: Iterable[Path], kind: _kinds.Kind | None = None, progress: Callable[[int], None] | None = None
+    paths: Iterable[Path],
+    kind: _kinds.Kind | None = None,
+    progress: Callable[[int], None] | None = None,
+    jobs: int = 1,
 ) -> Report:
-    collector = Collector(progress=progress)
-    for path in paths:
-        if is_folder(path):
-            check_folder(path, kind, collector, path)
-        else:
-            collector.add(examine_file(path, kind, explicit=True))
-    return collector.report()
+    """Check files and folders; with ``jobs`` > 1, task folders are checked in that many worker processes."""
+    with _pool(jobs) as pool:
+        collector = Collector(progress=progress, pool=pool)
+        for path in paths:
+            if is_folder(path):
+                check_folder(path, kind, collector, path)
+            else:
+                collector.add(examine_file(path, kind, explicit=True))
+        return collector.report()
+
+
+@contextlib.contextmanager
+def _pool(jobs: int) -> Iterator[Executor | None]:
+    if jobs <= 1:
+        yield None
+        return
+    # fork starts workers in milliseconds, with the schemas already loaded; spawn where there is no fork
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method)) as pool:
+        yield pool
 
 
 def scan_paths(paths: Iterable[Path], progress: Callable[[int], None] | None = None) -> Report:

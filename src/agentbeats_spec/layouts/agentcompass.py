@@ -98,7 +98,7 @@ def _check_details(details: Path, root: Path, collector: Collector) -> None:
                         f"the same task also has the folder {seen[task.name]}; a task has exactly one result folder",
                     )
                 seen[task.name] = task.path
-                _check_task(task.path, entry.name, root, collector)
+                collector.defer(task_unit, task.path, entry.name, root)
         elif is_file(entry.path / "task.json"):
             collector.about(
                 entry.path,
@@ -109,13 +109,18 @@ def _check_details(details: Path, root: Path, collector: Collector) -> None:
             if entry.name in seen:
                 collector.about(entry.path, "layout.duplicate-task", f"the same task also has {seen[entry.name]}")
             seen[entry.name] = entry.path
-            _check_task(entry.path, None, root, collector)
+            collector.defer(task_unit, entry.path, None, root)
         else:
             collector.about(
                 entry.path,
                 "layout.unknown-state",
                 f"{entry.name!r} is not a task state; expected one of {', '.join(STATES)}",
             )
+
+
+def task_unit(collector: Collector, task: Path, state: str | None, root: Path | None) -> None:
+    """One task folder: the unit of work that runs in parallel (``--jobs``)."""
+    _check_task(task, state, root, collector)
 
 
 def _unexpected_file(entry: Entry, collector: Collector, why: str) -> None:
