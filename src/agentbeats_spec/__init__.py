@@ -11,12 +11,26 @@ with ``_`` is private.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._api import dump, dumps, from_dict, kinds, load, loads, redact, scan, schema, to_dict, validate
 from ._issues import InvalidDocument, Issue, SpecError, UnknownKind
 from ._kinds import Kind
 from ._limits import Limits
-from ._tasks import read_task, write_task
 from ._version import __version__
+
+if TYPE_CHECKING:
+    from ._tasks import read_task, write_task
+
+
+def __getattr__(name: str) -> object:
+    # Task records pull in the writers and the layouts; a one-file validation does not need them.
+    if name in ("read_task", "write_task"):
+        from . import _tasks
+
+        return getattr(_tasks, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "InvalidDocument",

@@ -9,7 +9,7 @@ from typing import Any
 
 import attrs
 
-from . import _convert, _core, _documents, _kinds, _limits, _redact, _schemas, _secrets, _write
+from . import _core, _documents, _kinds, _limits, _schemas
 from ._issues import InvalidDocument, Issue, UnknownKind
 from ._kinds import KINDS, Kind
 from ._limits import Limits
@@ -28,7 +28,9 @@ def validate(
     ``limits`` bounds what one file may cost; ``secrets`` also searches every document for credentials.
     """
     kind_ = _kinds.get(kind) if kind is not None else None
-    with _limits.using(limits), _secrets.scanning(_secrets.AllowList() if secrets else None):
+    from ._secrets import AllowList
+
+    with _limits.using(limits), _limits.scanning(AllowList() if secrets else None):
         if isinstance(source, os.PathLike):
             from .layouts import check_paths
 
@@ -42,6 +44,8 @@ def scan(source: Any, *, allow_list: str | os.PathLike[str] | None = None, limit
     Each finding is a ``security.secret`` issue whose message masks the secret and gives its fingerprint; the
     fingerprints listed in ``allow_list`` (a file, one per line) are not reported.
     """
+    from . import _secrets
+
     allow = _secrets.AllowList.read(Path(allow_list)) if allow_list is not None else _secrets.AllowList()
     with _limits.using(limits), _secrets.scanning(allow):
         if isinstance(source, os.PathLike):
@@ -62,6 +66,8 @@ def redact(value: Any) -> Any:
     JWTs, passwords in URLs) are masked in every string, except inside ``metrics``, ``ground_truth`` and
     ``final_answer``, which are evaluation facts and stay as they are. A model comes back as a model of its kind.
     """
+    from . import _redact
+
     if attrs.has(type(value)):
         kind = getattr(type(value), "__kind__", None)
         if kind is None:
@@ -111,12 +117,16 @@ def from_dict(kind: str, data: Any) -> Any:
 
 def to_dict(model: Any) -> dict[str, Any]:
     """The document of a model, as plain JSON values (no validation, no I/O)."""
+    from . import _convert  # cattrs: imported when models are used, not to validate
+
     data: dict[str, Any] = _convert.unstructure(model)
     return data
 
 
 def dumps(model: Any) -> str:
     """The text of a model's document, after validating it (schema and rules)."""
+    from . import _write
+
     kind, data = checked(model)
     return _write.serialize(data, kind.syntax).decode("utf-8")
 
@@ -127,6 +137,8 @@ def dump(model: Any, path: PathLike) -> None:
     Nothing is written when the model has an error (:class:`InvalidDocument` is raised); a write that fails
     half-way leaves the previous file intact and no temporary file behind.
     """
+    from . import _write
+
     kind, data = checked(model)
     _write.write_atomic(Path(path), _write.serialize(data, kind.syntax))
 
@@ -134,6 +146,7 @@ def dump(model: Any, path: PathLike) -> None:
 def _model_of(examined: _core.Examined) -> Any:
     if not examined.valid or examined.kind is None:
         raise InvalidDocument(examined.issues)
+    from . import _convert
     from .models import MODELS
 
     return _convert.structure(examined.document.data, MODELS[examined.kind.name])

@@ -6,17 +6,19 @@ import os
 import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import Executor, Future
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from . import _documents, _kinds, _schemas, _secrets
+from . import _documents, _kinds, _schemas
 from ._documents import Document
 from ._issues import Finding, Issue, Severity
-from ._limits import Limits, current, using
+from ._limits import Limits, current, scanning, secrets_allow, using
 from ._text import quote
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 
 @attrs.frozen
@@ -42,7 +44,7 @@ class Collector:
     skipped: int = 0
     kinds: Counter[str] = attrs.field(factory=Counter)
     progress: Callable[[int], None] | None = None
-    pool: Executor | None = None
+    pool: Any = None  # something with submit(), like concurrent.futures.Executor
     pending: list[Future[_Part]] = attrs.field(factory=list)
 
     def add(self, examined: Examined | None, label: str | None = None) -> Examined | None:
@@ -73,7 +75,7 @@ class Collector:
         if self.pool is None:
             unit(self, *arguments)
             return
-        self.pending.append(self.pool.submit(_run_unit, unit, arguments, current(), _secrets.active()))
+        self.pending.append(self.pool.submit(_run_unit, unit, arguments, current(), secrets_allow()))
 
     def merge(self, part: _Part) -> None:
         issues, checked, skipped, kinds = part
@@ -99,12 +101,10 @@ class Collector:
 _Part = tuple[list[Issue], int, int, dict[str, int]]
 
 
-def _run_unit(
-    unit: Callable[..., None], arguments: tuple[Any, ...], limits: Limits, allow: _secrets.AllowList | None
-) -> _Part:
+def _run_unit(unit: Callable[..., None], arguments: tuple[Any, ...], limits: Limits, allow: Any) -> _Part:
     """In a worker process: one unit, with the limits and secret scanning of the run that sent it."""
     collector = Collector()
-    with using(limits), _secrets.scanning(allow):
+    with using(limits), scanning(allow):
         unit(collector, *arguments)
     return collector.issues, collector.checked, collector.skipped, dict(collector.kinds)
 
@@ -128,8 +128,10 @@ def examine(document: Document, kind: _kinds.Kind | None, file: str | None) -> E
         if kind is None:
             kind = _kinds.from_content(document.data)
         findings.extend(_check_data(document.data, kind))
-        allow = _secrets.active()
+        allow = secrets_allow()
         if allow is not None:
+            from . import _secrets
+
             findings.extend(_secrets.scan_data(document.data, allow))
     return Examined(document, kind, issues_of(document, findings, file, kind))
 
@@ -201,6 +203,8 @@ def scan_file(path: Path) -> Examined | None:
 
     None for a file that is neither (binary).
     """
+    from . import _secrets
+
     allow = _secrets.active() or _secrets.AllowList()
     file = str(path)
     kind = _kinds.from_path(path)

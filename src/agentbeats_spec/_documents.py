@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import attrs
 
-from . import _json, _toml
+from . import _json
 from ._issues import Anchor, Finding
 from ._limits import current
 from ._pointers import Path, to_path, to_pointer
@@ -52,7 +52,10 @@ class Document:
         for pointer, anchor in requests:
             path = to_path(pointer)
             targets[(pointer, anchor)] = path[:-1] if anchor is Anchor.PARENT and path else path
-        locate = _json.locate if self.syntax == "json" else _toml.locate
+        if self.syntax == "json":
+            locate = _json.locate
+        else:
+            from ._toml import locate
         located = locate(text, set(targets.values()))
         offsets: dict[tuple[str, Anchor], int] = {}
         for request, path in targets.items():
@@ -88,6 +91,8 @@ def parse_text(text: str, syntax: Syntax, *, prior: Iterable[Finding] = ()) -> D
             text = text[1:]
         data, findings = _json.parse(text, max_depth=max_depth)
     else:
+        from . import _toml
+
         data, findings = _toml.parse(text)
     findings = [*prior, *findings]
     fatal = any(finding.severity == "error" and finding.code not in _RECOVERABLE for finding in findings) or (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections.abc import Iterator
+from typing import Any
 
 import attrs
 
@@ -54,3 +55,22 @@ def using(limits: Limits | None) -> Iterator[Limits]:
         yield limits
     finally:
         _current.reset(token)
+
+
+# The allow-list of a secret scan running alongside validation (an _secrets.AllowList), None when secrets are not
+# scanned. Kept here, with the other settings of a run, so that validating does not import the scanner.
+_scan: contextvars.ContextVar[Any] = contextvars.ContextVar("agentbeats_spec_secrets", default=None)
+
+
+def secrets_allow() -> Any:
+    return _scan.get()
+
+
+@contextlib.contextmanager
+def scanning(allow: Any) -> Iterator[None]:
+    """Scan every document validated inside the block for secrets (``validate --secrets``)."""
+    token = _scan.set(allow)
+    try:
+        yield
+    finally:
+        _scan.reset(token)

@@ -15,15 +15,15 @@ PLACEHOLDER = "********"
 EVALUATION_FACTS = frozenset({"metrics", "ground_truth", "final_answer"})
 
 _SEPARATORS = re.compile(r"[^a-z0-9]+")
-# Member names compare after lower-casing and turning every run of other characters into "_". These are
-# the reference writer's names, and a few more that hold credentials just as often.
+# Member names compare after lower-casing and turning every run of other characters into "_". These are the
+# reference writer's names: write_task must write what the AgentCompass writer writes.
 CREDENTIAL_NAMES = frozenset(
-    {
-        "aksk", "token_id", "authorization", "cookie", "jwt", "password", "proxy_authorization", "set_cookie",
-        "token", "apikey", "secret", "passwd", "credential",
-    }
-)  # fmt: skip
-CREDENTIAL_SUFFIXES = ("_key", "_secret", "_token", "_jwt", "_password", "_passwd", "_apikey", "_credential")
+    {"aksk", "token_id", "authorization", "cookie", "jwt", "password", "proxy_authorization", "set_cookie", "token"}
+)
+CREDENTIAL_SUFFIXES = ("_key", "_secret", "_token", "_jwt", "_password")
+# A few more that hold credentials just as often, redacted when a run is prepared for sharing.
+SHARING_NAMES = frozenset({"apikey", "secret", "passwd", "credential"})
+SHARING_SUFFIXES = ("_passwd", "_apikey", "_credential")
 NOT_CREDENTIAL_NAMES = frozenset({"wrap_api_key"})
 # Members whose every value is a credential (authentication, headers, environments handed to a task).
 CREDENTIAL_CONTAINERS = frozenset(
@@ -49,11 +49,13 @@ def normalized(name: str) -> str:
     return _SEPARATORS.sub("_", name.strip().lower()).strip("_")
 
 
-def is_credential_name(name: str) -> bool:
+def is_credential_name(name: str, *, sharing: bool = False) -> bool:
     key = normalized(name)
     if key in NOT_CREDENTIAL_NAMES:
         return False
-    return key in CREDENTIAL_NAMES or key.endswith(CREDENTIAL_SUFFIXES)
+    if key in CREDENTIAL_NAMES or key.endswith(CREDENTIAL_SUFFIXES):
+        return True
+    return sharing and (key in SHARING_NAMES or key.endswith(SHARING_SUFFIXES))
 
 
 def is_placeholder(value: Any) -> bool:
@@ -149,7 +151,7 @@ def redact_for_sharing(value: Any) -> Any:
                 result[key] = item
             elif normalized(key) in CREDENTIAL_CONTAINERS:
                 result[key] = _redact_all(item)
-            elif is_credential_name(key):
+            elif is_credential_name(key, sharing=True):
                 result[key] = _secret(item)
             else:
                 result[key] = redact_for_sharing(item)

@@ -6,21 +6,20 @@ import functools
 import json
 import os
 from collections.abc import Iterator
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import ValidationError, best_match
-from referencing import Registry
-from referencing.jsonschema import DRAFT202012
-
-from . import _keywords
 from ._issues import Anchor, Finding
 from ._pointers import to_pointer
 
 if TYPE_CHECKING:
     from importlib.abc import Traversable
+
+    from jsonschema.exceptions import ValidationError
+    from referencing import Registry
+
+# python-jsonschema and referencing are imported when a document has an error to report: a valid document
+# is judged by jsonschema-rs alone, and a pre-commit hook on a valid file should not pay for their import.
 
 BASE_URI = "https://agentbeats.dev/schemas/"
 
@@ -31,7 +30,8 @@ def schema_directory() -> Traversable:
     Wheels carry ``schemas/`` as ``agentbeats_spec/schemas``; an editable install of a checkout
     reads the repository's own folder, which is the source of truth.
     """
-    packaged = resources.files(__package__) / "schemas"
+    # The package is always a folder on disk (wheels install as files), so no importlib.resources is needed.
+    packaged = Path(__file__).resolve().parent / "schemas"
     if packaged.is_dir():
         return packaged
     checkout = Path(__file__).resolve().parents[2] / "schemas"
@@ -60,6 +60,9 @@ def documents() -> dict[str, dict[str, Any]]:
 
 @functools.lru_cache(maxsize=1)
 def registry() -> Registry[Any]:
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
+
     # Validation uses the schemas without their "$schema": jsonschema picks the validator class of a
     # referenced resource from its "$schema", which would swap our keywords for the stock ones
     # whenever a $ref crosses into another file. The draft is stated by the Resource instead.
@@ -79,16 +82,14 @@ def contents(schema_id: str) -> dict[str, Any]:
     return registry().contents(schema_id)  # type: ignore[no-any-return]
 
 
-_Validator = validators.extend(Draft202012Validator, validators=_keywords.OVERRIDES)
-
-
 @functools.cache
 def validator(schema_id: str) -> Any:
-    return _Validator(
-        contents(schema_id),
-        registry=registry(),
-        format_checker=Draft202012Validator.FORMAT_CHECKER,
-    )
+    from jsonschema import Draft202012Validator, validators
+
+    from . import _keywords
+
+    extended = validators.extend(Draft202012Validator, validators=_keywords.OVERRIDES)
+    return extended(contents(schema_id), registry=registry(), format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 try:  # jsonschema-rs gives the verdict of a valid document quickly; python-jsonschema reports the errors
@@ -104,15 +105,10 @@ def fast_validator(schema_id: str) -> Any:
     """A compiled jsonschema-rs validator, or None where the compiled wheel is missing."""
     if jsonschema_rs is None:
         return None
-    resources = [(uri, contents_) for uri, contents_ in registry_contents().items()]
+    resources = [(uri, _without_dialect(document)) for uri, document in documents().items()]
     return jsonschema_rs.Draft202012Validator(
-        contents(schema_id), registry=jsonschema_rs.Registry(resources), validate_formats=False
+        _without_dialect(documents()[schema_id]), registry=jsonschema_rs.Registry(resources), validate_formats=False
     )
-
-
-@functools.lru_cache(maxsize=1)
-def registry_contents() -> dict[str, Any]:
-    return {schema_id: registry().contents(schema_id) for schema_id in documents()}
 
 
 def check(schema_id: str, data: Any, prefix: tuple[str, ...] = ()) -> Iterator[Finding]:
@@ -124,6 +120,8 @@ def check(schema_id: str, data: Any, prefix: tuple[str, ...] = ()) -> Iterator[F
     fast = fast_validator(schema_id)
     if fast is not None and fast.is_valid(data):
         return
+    from jsonschema.exceptions import best_match
+
     seen: set[tuple[str, str]] = set()
     for error in validator(schema_id).iter_errors(data):
         if error.context:
@@ -138,6 +136,8 @@ def _finding(error: ValidationError, prefix: tuple[str, ...]) -> Finding:
     pointer = to_pointer((*prefix, *(str(token) for token in error.absolute_path)))
     keyword = str(error.validator)
     code = "schema." + _CODE_NAMES.get(keyword, keyword)
+    from . import _keywords
+
     if keyword in _keywords.MISSING_MEMBER_KEYWORDS:
         anchor = Anchor.PARENT
     elif "propertyNames" in error.absolute_schema_path:
@@ -154,7 +154,8 @@ def _finding(error: ValidationError, prefix: tuple[str, ...]) -> Finding:
 
 @functools.lru_cache(maxsize=1)
 def _relative_path_schema() -> Any:
-    return contents(BASE_URI + "common/defs.v1.json")["$defs"]["relativePath"]
+    # The very object validation uses: registry contents share everything below the top level with documents().
+    return documents()[BASE_URI + "common/defs.v1.json"]["$defs"]["relativePath"]
 
 
 # Codes name the JSON Schema keyword that failed, in the kebab-case the other codes use.

@@ -14,8 +14,6 @@ A finding never shows the secret: messages carry its first characters, its lengt
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import hashlib
 import re
 from collections.abc import Iterator
@@ -24,6 +22,7 @@ from typing import Any
 
 import attrs
 
+from . import _limits
 from ._issues import Finding
 from ._pointers import to_pointer
 from ._redact import EVALUATION_FACTS, is_placeholder, normalized
@@ -101,22 +100,13 @@ class AllowList:
         return fingerprint(secret) in self.fingerprints
 
 
-_active: contextvars.ContextVar[AllowList | None] = contextvars.ContextVar("agentbeats_spec_secrets", default=None)
-
-
 def active() -> AllowList | None:
     """The allow-list of the scan running alongside validation, or None when secrets are not scanned."""
-    return _active.get()
+    allow: AllowList | None = _limits.secrets_allow()
+    return allow
 
 
-@contextlib.contextmanager
-def scanning(allow: AllowList | None) -> Iterator[None]:
-    """Scan every document validated inside the block for secrets (``validate --secrets``)."""
-    token = _active.set(allow)
-    try:
-        yield
-    finally:
-        _active.reset(token)
+scanning = _limits.scanning
 
 
 def scan_data(value: Any, allow: AllowList = AllowList()) -> Iterator[Finding]:

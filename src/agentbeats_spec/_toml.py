@@ -12,8 +12,6 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-import tomli
-
 from ._issues import Finding
 from ._pointers import Path, to_pointer
 from ._text import shorten
@@ -27,6 +25,8 @@ _SCALAR = re.compile(
 
 
 def parse(text: str) -> tuple[Any, list[Finding]]:
+    import tomli
+
     try:
         data = tomli.loads(text)
     except tomli.TOMLDecodeError as error:
@@ -99,6 +99,8 @@ class _Cursor:
     def key_part(self) -> str:
         text = self.text
         if text.startswith('"', self.pos):
+            import tomli
+
             end = self._basic_string_end(self.pos + 1)
             value = tomli.loads(f"k = {text[self.pos : end]}")["k"]
             self.pos = end

@@ -5,11 +5,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
-
-import tomli_w
 
 from ._documents import Syntax
 
@@ -17,6 +14,8 @@ from ._documents import Syntax
 def serialize(data: Any, syntax: Syntax) -> bytes:
     """JSON as the AgentCompass writer writes it (UTF-8, indent 2, non-ASCII kept, final newline); or TOML."""
     if syntax == "toml":
+        import tomli_w
+
         return tomli_w.dumps(data).encode("utf-8")
     text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     try:
@@ -32,6 +31,8 @@ def write_atomic(path: Path, content: bytes) -> None:
     A temporary file in the same folder is written, flushed and fsynced, then renamed over the target;
     on any failure the temporary file is removed and the target is untouched.
     """
+    import tempfile
+
     directory = path.parent
     mode = _mode_for(path)
     descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)

@@ -14,14 +14,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import _reporters, _secrets, _write
+from . import _reporters
 from ._api import kinds, redact, schema
 from ._bundle import bundle
 from ._core import Report, document_of, read_bounded
 from ._issues import SpecError
 from ._kinds import KINDS, syntax_for
 from ._kinds import get as get_kind
-from ._limits import GIB, Limits, using
+from ._limits import GIB, Limits, scanning, using
 from ._version import __version__
 from .layouts import check_paths, check_repository, scan_paths
 
@@ -199,7 +199,7 @@ def _validate(arguments: argparse.Namespace) -> int:
         return EXIT_USAGE
     kind = get_kind(arguments.kind) if arguments.kind else None
     progress = _reporters.Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
-    with _secrets.scanning(_allow_list(None) if arguments.secrets else None):
+    with scanning(_allow_list(None) if arguments.secrets else None):
         report = check_paths(arguments.paths, kind, progress=progress, jobs=arguments.jobs)
     if progress is not None:
         progress.close()
@@ -210,14 +210,16 @@ def _scan(arguments: argparse.Namespace) -> int:
     if _missing(arguments.paths):
         return EXIT_USAGE
     progress = _reporters.Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
-    with _secrets.scanning(_allow_list(arguments.allow_list)):
+    with scanning(_allow_list(arguments.allow_list)):
         report = scan_paths(arguments.paths, progress=progress)
     if progress is not None:
         progress.close()
     return _report(report, arguments)
 
 
-def _allow_list(path: Path | None) -> _secrets.AllowList:
+def _allow_list(path: Path | None) -> Any:
+    from . import _secrets
+
     if path is None:
         return _secrets.AllowList.read(ALLOW_LIST) if ALLOW_LIST.is_file() else _secrets.AllowList()
     try:
@@ -257,6 +259,8 @@ def _redact(arguments: argparse.Namespace) -> int:
         first = errors[0] if errors else None
         where = f":{first.line}:{first.column}" if first and first.line else ""
         raise SpecError(f"{path}{where}: cannot be read ({first.message if first else 'unreadable'}); not redacted")
+    from . import _write
+
     content = _write.serialize(redact(document.data), syntax)
     if arguments.in_place or arguments.output:
         _write.write_atomic(path if arguments.in_place else arguments.output, content)

@@ -6,19 +6,26 @@ walked, every artifact file in it checked on its own, and every layout below it 
 
 from __future__ import annotations
 
-import contextlib
-import multiprocessing
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .. import _kinds
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 from .._core import Collector, Report, examine_file, scan_file
-from . import abb, abv3, agentcompass
 from ._fs import entries, is_folder
 
-# In the order they are tried; a folder may be more than one (an ABB repository with an agentbeats.toml).
-LAYOUTS = (agentcompass, abv3, abb)
+
+def layouts() -> tuple[Any, ...]:
+    """The layouts, in the order they are tried; a folder may be more than one (ABB with an agentbeats.toml).
+
+    Imported on the first folder: checking one file does not need them.
+    """
+    from . import abb, abv3, agentcompass
+
+    return (agentcompass, abv3, abb)
 
 
 def check_paths(
@@ -28,8 +35,8 @@ def check_paths(
     jobs: int = 1,
 ) -> Report:
     """Check files and folders; with ``jobs`` > 1, task folders are checked in that many worker processes."""
-    with _pool(jobs) as pool:
-        collector = Collector(progress=progress, pool=pool)
+    with _Pool(jobs) as pool:
+        collector = Collector(progress=progress, pool=pool if jobs > 1 else None)
         for path in paths:
             if is_folder(path):
                 check_folder(path, kind, collector, path)
@@ -38,15 +45,29 @@ def check_paths(
         return collector.report()
 
 
-@contextlib.contextmanager
-def _pool(jobs: int) -> Iterator[Executor | None]:
-    if jobs <= 1:
-        yield None
-        return
-    # fork starts workers in milliseconds, with the schemas already loaded; spawn where there is no fork
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method)) as pool:
-        yield pool
+class _Pool:
+    """A process pool started on the first unit sent to it: checking one file starts no process."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self.pool: Executor | None = None
+
+    def __enter__(self) -> _Pool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+
+    def submit(self, *arguments: Any) -> Any:
+        if self.pool is None:
+            import multiprocessing  # only with workers: a one-file check does not pay for the import
+            from concurrent.futures import ProcessPoolExecutor
+
+            # fork starts workers in milliseconds, with the schemas already loaded; spawn where there is no fork
+            method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+            self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context(method))
+        return self.pool.submit(*arguments)
 
 
 def scan_paths(paths: Iterable[Path], progress: Callable[[int], None] | None = None) -> Report:
@@ -70,6 +91,8 @@ def _scan_folder(folder: Path, collector: Collector, root: Path) -> None:
 
 def check_repository(folder: Path) -> Report:
     """Exactly the ABV3-L1 check of one repository (what ``check-l1`` runs)."""
+    from . import abb, abv3
+
     collector = Collector()
     if abv3.detect(folder):
         abv3.check(folder, collector, others=[abb] if abb.detect(folder) else [])
@@ -82,7 +105,7 @@ def check_repository(folder: Path) -> Report:
 
 def check_folder(folder: Path, kind: _kinds.Kind | None, collector: Collector, root: Path) -> None:
     if kind is None:
-        matched = [layout for layout in LAYOUTS if layout.detect(folder)]
+        matched = [layout for layout in layouts() if layout.detect(folder)]
         if matched:
             for layout in matched:
                 layout.check(folder, collector, others=[other for other in matched if other is not layout])
