@@ -136,13 +136,14 @@ class _Flags:
 def parse_fast(raw: bytes, max_depth: int) -> Any:
     """The data of a document that is certainly valid JSON with nothing to report, or ``UNSURE``.
 
-    orjson parses; then three whole-buffer checks at C speed vouch for what orjson does not check: no
-    duplicate member (re-serialized, the document has as many colons as its source: each dropped duplicate
-    takes its colon with it), no integer beyond 2**53 (no run of 16 digits outside a fraction, and orjson's
-    strict dump refuses one) and no nesting past the limit (the indented dump has no line that deep). Anything
-    else (a syntax error, NaN, a BOM, an escaped colon) is UNSURE, and the strict reader says what it is.
+    orjson parses; then whole-buffer checks at C speed vouch for what orjson does not check: no duplicate
+    member (re-serialized, the document has as many colons as its source: each dropped duplicate takes its
+    colon with it; an escaped colon, which would blind this count, sends the document to the strict reader), no
+    integer beyond 2**53 (no run of 16 digits outside a fraction, and orjson's strict dump refuses one) and no
+    nesting past the limit (orjson's dump refuses more than 254 levels; a lower limit is checked on the indented
+    dump). Anything else (a syntax error, NaN, a BOM) is UNSURE, and the strict reader says what it is.
     """
-    if orjson is None or b"\\u003a" in raw or b"\\u003A" in raw:
+    if orjson is None or b"\\u003" in raw:
         return UNSURE
     try:
         data = orjson.loads(raw)
@@ -150,13 +151,20 @@ def parse_fast(raw: bytes, max_depth: int) -> Any:
         return UNSURE
     if _has_long_integer(raw):
         return UNSURE
+    shallow = max_depth < _DUMP_DEPTH
     try:
-        dumped = orjson.dumps(data, option=orjson.OPT_STRICT_INTEGER | orjson.OPT_INDENT_2)
+        dumped = orjson.dumps(data, option=orjson.OPT_STRICT_INTEGER | (orjson.OPT_INDENT_2 if shallow else 0))
     except TypeError:
         return UNSURE
-    if dumped.count(b":") != raw.count(b":") or dumped.find(b"\n" + b" " * (2 * max_depth)) != -1:
+    if dumped.count(b":") != raw.count(b":"):
+        return UNSURE
+    if shallow and dumped.find(b"\n" + b" " * (2 * max_depth)) != -1:
         return UNSURE
     return data
+
+
+# orjson.dumps refuses to go deeper than this, so a document it dumps is never deeper.
+_DUMP_DEPTH = 254
 
 
 def _has_long_integer(raw: bytes) -> bool:

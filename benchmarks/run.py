@@ -1,0 +1,193 @@
+"""Measure throughput and peak memory, all in one run, and print the ratios of docs/performance.md.
+
+    python benchmarks/run.py TREE [--huge FILE] [--broken TREE] [--skip-check-jsonschema]
+
+TREE is made by benchmarks/generate.py. Every measurement runs in a process of its own (so that peak memory is
+its own), reading files the page cache already holds (a warm-up pass reads them first):
+
+- floor: orjson parse of every JSON file, 1 process and 2 processes;
+- ours: ``agentbeats-spec validate`` with ``--jobs 1`` and ``--jobs 2``;
+- python-jsonschema: the reference validator with our schemas on the same files (stdlib json);
+- check-jsonschema: its CLI with our bundled schemas, one call per kind;
+- with --broken: ours on a tree with planted errors, against the valid one;
+- with --huge: peak memory of ours and of orjson on one large trajectory;
+- start-up: ours on one small file against ``python -c "import jsonschema"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+CLI = [PYTHON, "-m", "agentbeats_spec"]
+
+
+def json_files(tree: Path) -> list[Path]:
+    return sorted(path for path in tree.rglob("*.json") if path.is_file())
+
+
+def measure_isolated(command: list[str]) -> tuple[float, int]:
+    """Wall time and peak memory measured by GNU time-like wrapping: a fresh Python that reports its child."""
+    probe = (
+        "import resource, subprocess, sys, time\n"
+        "t = time.perf_counter()\n"
+        "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+        "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    )
+    output = subprocess.run([PYTHON, "-c", probe, *command], capture_output=True, text=True, check=True).stdout
+    elapsed, peak = output.split()
+    return float(elapsed), int(peak)
+
+
+FLOOR = """
+import sys, orjson, multiprocessing
+from pathlib import Path
+files = [line for line in open(sys.argv[1]).read().splitlines()]
+def parse(chunk):
+    for name in chunk:
+        orjson.loads(Path(name).read_bytes())
+jobs = int(sys.argv[2])
+if jobs == 1:
+    parse(files)
+else:
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        pool.map(parse, [files[i::jobs] for i in range(jobs)])
+"""
+
+REFERENCE = """
+import json, sys
+from pathlib import Path
+from jsonschema import Draft202012Validator
+from agentbeats_spec._kinds import from_content, from_path
+from agentbeats_spec._schemas import contents, registry
+validators = {}
+for name in open(sys.argv[1]).read().splitlines():
+    path = Path(name)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    kind = from_path(path) or from_content(data)
+    if kind is None:
+        continue
+    schema_id = kind.schema_id(data)
+    if schema_id not in validators:
+        validators[schema_id] = Draft202012Validator(contents(schema_id), registry=registry())
+    for _ in validators[schema_id].iter_errors(data):
+        pass
+"""
+
+
+def check_jsonschema(files: list[Path], work: Path) -> tuple[float, int]:
+    """check-jsonschema with our bundled schemas (no network), one call per kind, times added up."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from agentbeats_spec._kinds import from_content, from_path
+
+    groups: dict[str, list[str]] = {}
+    for path in files:
+        data = json.loads(path.read_bytes())
+        kind = from_path(path) or from_content(data)
+        if kind is not None:
+            groups.setdefault(kind.latest, []).append(str(path))
+    total, peak = 0.0, 0
+    for schema_id, names in groups.items():
+        schema = ROOT / "schemas" / "bundled" / schema_id.split("/schemas/", 1)[1]
+        listing = work / "group.txt"
+        listing.write_text("\n".join(names))
+        for start in range(0, len(names), 2000):
+            elapsed, used = measure_isolated(
+                [
+                    str(Path(PYTHON).parent / "check-jsonschema"),
+                    "--schemafile",
+                    str(schema),
+                    *names[start : start + 2000],
+                ]
+            )
+            total += elapsed
+            peak = max(peak, used)
+    return total, peak
+
+
+def startup(small: Path, repeats: int = 15) -> tuple[float, float]:
+    ours, baseline = [], []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        subprocess.run([*CLI, "validate", str(small)], stdout=subprocess.DEVNULL, check=False)
+        ours.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        subprocess.run([PYTHON, "-c", "import jsonschema"], check=True)
+        baseline.append(time.perf_counter() - started)
+    return statistics.median(ours), statistics.median(baseline)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("tree", type=Path)
+    parser.add_argument("--broken", type=Path, help="the same tree with planted errors (generate --broken-percent 1)")
+    parser.add_argument("--huge", type=Path, help="one large trajectory file (generate --huge-trajectory-mb 200)")
+    parser.add_argument("--skip-check-jsonschema", action="store_true")
+    parser.add_argument("--skip-reference", action="store_true", help="skip python-jsonschema (slow on big trees)")
+    arguments = parser.parse_args()
+    work = Path(os.environ.get("TMPDIR", "/tmp")) / "agentbeats-bench"
+    work.mkdir(exist_ok=True)
+
+    files = json_files(arguments.tree)
+    size = sum(path.stat().st_size for path in files)
+    listing = work / "files.txt"
+    listing.write_text("\n".join(str(path) for path in files))
+    for path in files:  # warm the page cache, so that every measurement reads from memory
+        path.read_bytes()
+    megabytes = size / 1024**2
+    rows: list[tuple[str, float, int]] = []
+
+    def row(name: str, elapsed: float, peak: int) -> None:
+        rows.append((name, elapsed, peak))
+        print(f"{name:<34} {elapsed:8.2f} s {megabytes / elapsed:8.1f} MB/s {len(files) / elapsed:9.0f} files/s "
+              f"{peak / 1024:8.0f} MiB", flush=True)  # fmt: skip
+
+    print(f"tree: {arguments.tree} ({len(files)} JSON files, {megabytes:.0f} MB)\n", flush=True)
+    row("orjson parse, 1 process (floor)", *measure_isolated([PYTHON, "-c", FLOOR, str(listing), "1"]))
+    row("orjson parse, 2 processes", *measure_isolated([PYTHON, "-c", FLOOR, str(listing), "2"]))
+    row("agentbeats-spec --jobs 1", *measure_isolated([*CLI, "validate", "--jobs", "1", "--format", "json",
+                                                      str(arguments.tree)]))  # fmt: skip
+    row("agentbeats-spec --jobs 2", *measure_isolated([*CLI, "validate", "--jobs", "2", "--format", "json",
+                                                      str(arguments.tree)]))  # fmt: skip
+    if not arguments.skip_reference:
+        row("python-jsonschema (reference)", *measure_isolated([PYTHON, "-c", REFERENCE, str(listing)]))
+    if not arguments.skip_check_jsonschema:
+        row("check-jsonschema CLI", *check_jsonschema(files, work))
+    results = {name: (elapsed, peak) for name, elapsed, peak in rows}
+    floor, floor2 = results["orjson parse, 1 process (floor)"][0], results["orjson parse, 2 processes"][0]
+    one, two = results["agentbeats-spec --jobs 1"][0], results["agentbeats-spec --jobs 2"][0]
+    print("\nratios (throughput):")
+    print(f"  ours --jobs 1 / orjson 1 process:       {floor / one:6.2f}   (target >= 0.50, aim 0.80)")
+    print(f"  ours --jobs 2 / orjson 2 processes:     {floor2 / two:6.2f}   (target >= 0.90)")
+    if "python-jsonschema (reference)" in results:
+        reference = results["python-jsonschema (reference)"][0]
+        print(f"  ours --jobs 1 / python-jsonschema:      {reference / one:6.1f}x  (target >= 20)")
+    if "check-jsonschema CLI" in results:
+        print(f"  ours --jobs 1 / check-jsonschema:       {results['check-jsonschema CLI'][0] / one:6.1f}x")
+    if arguments.broken:
+        broken, _ = measure_isolated([*CLI, "validate", "--jobs", "1", "--format", "json", str(arguments.broken)])
+        print(f"  broken tree / valid tree (time):        {broken / one:6.2f}   (target <= 1.5)")
+    if arguments.huge:
+        ours_peak = measure_isolated([*CLI, "validate", "--format", "json", str(arguments.huge)])[1]
+        orjson_peak = measure_isolated(
+            [PYTHON, "-c", f"import orjson; orjson.loads(open({str(arguments.huge)!r}, 'rb').read())"]
+        )[1]
+        print(f"  huge trajectory peak memory, ours / orjson: {ours_peak / orjson_peak:6.2f}   (target <= 1.5; "
+              f"{ours_peak / 1024:.0f} MiB / {orjson_peak / 1024:.0f} MiB)")  # fmt: skip
+    small = ROOT / "fixtures" / "valid" / "abv3-repo" / "results" / "default" / "results.json"
+    ours_start, baseline_start = startup(small)
+    print(f"  one small file / import jsonschema:     {ours_start / baseline_start:6.2f}   (target <= 1.5; "
+          f"{ours_start * 1000:.0f} ms / {baseline_start * 1000:.0f} ms, medians of 15)")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
