@@ -123,3 +123,21 @@ def test_a_parsed_mapping_with_nan_is_rejected_without_position() -> None:
 def test_a_parsed_mapping_with_non_json_values_is_rejected() -> None:
     found = {(i.code, i.pointer) for i in validate({"count": 1, "main_metric": "m", "m": {1, 2}}, "abv3-results")}
     assert found == {("json.type", "/m")}
+
+
+def test_a_duplicate_written_with_escapes_is_still_found() -> None:
+    source = '{"count": 1, "main_metric": "m", "m": 1,\n "\\u006d": 2}'
+    issue = one(source, "abv3-results")
+    assert (issue.code, issue.pointer, issue.line, issue.column) == ("json.duplicate-key", "/m", 2, 2)
+
+
+def test_forbidden_tokens_inside_strings_are_not_reported() -> None:
+    source = '{"count": 1, "main_metric": "m", "m": NaN, "note": "NaN and Infinity and 1e999 are fine here"}'
+    issue = one(source, "abv3-results")
+    assert (issue.code, issue.pointer, issue.column) == ("json.non-finite", "/m", 39)
+
+
+def test_duplicates_in_sibling_objects_are_not_confused() -> None:
+    source = '[{"a": 1, "b": 2}, {"a": 3, "a": 4}, {"a": 5}]'
+    findings = [(i.code, i.pointer, i.column) for i in validate(source, "actf-trajectory") if i.code.startswith("json")]
+    assert findings == [("json.duplicate-key", "/1/a", 29)]

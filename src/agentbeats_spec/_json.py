@@ -46,9 +46,6 @@ _TOKEN = re.compile(
     r"[ \t\n\r]*(?:([{\[])|([}\]])|(,)|(:)|(\")|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)"
     r"|(true|false|null)|(NaN|Infinity|-Infinity))"
 )
-# Numbers that may not survive as exact JSON: 16+ digit runs (beyond 2**53, or overflowing to
-# infinity) and exponents of three digits. Matches inside strings only cost a rescan.
-_SUSPICIOUS_NUMBER = re.compile(r"[0-9]{16,}|[eE]\+?[0-9]{3,}")
 # Skipping a value only needs strings (which may hold brackets) and brackets.
 _SKIP = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 
@@ -125,14 +122,6 @@ def decode(raw: bytes, *, family: str) -> tuple[str | None, list[Finding]]:
     return text, findings
 
 
-class _Flags:
-    __slots__ = ("duplicate", "non_finite")
-
-    def __init__(self) -> None:
-        self.duplicate = False
-        self.non_finite = False
-
-
 def parse_fast(raw: bytes, max_depth: int) -> Any:
     """The data of a document that is certainly valid JSON with nothing to report, or ``UNSURE``.
 
@@ -183,22 +172,18 @@ def _long_run(translated: bytes) -> bool:
 
 
 def parse(text: str, *, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Finding]]:
-    """Parse JSON text strictly. Returns (data, findings); data is meaningful only without errors."""
+    """Parse JSON text strictly. Returns (data, findings); data is meaningful only without errors.
+
+    The standard library's C parser reads the document once, its hooks noting what JSON forbids or cannot hold
+    exactly (duplicate members, NaN and infinities, integers beyond 2**53); only then are those places looked
+    for, by their text, and placed.
+    """
     if not text.strip(" \t\n\r"):
         return None, [Finding("", "json.empty", "the file is empty; expected a JSON document", line=1, column=1)]
-    flags = _Flags()
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        result = dict(items)
-        if len(result) != len(items):
-            flags.duplicate = True
-        return result
-
-    def constant(name: str) -> float:
-        flags.non_finite = True
-        return float(name.replace("Infinity", "inf"))
-
-    decoder = json.JSONDecoder(object_pairs_hook=pairs, parse_constant=constant)
+    noted = _Noted()
+    decoder = json.JSONDecoder(
+        object_pairs_hook=noted.pairs, parse_constant=noted.constant, parse_int=noted.integer, parse_float=noted.number
+    )
     start = _after_ws(text, 0)
     try:
         data, end = decoder.raw_decode(text, start)
@@ -207,13 +192,7 @@ def parse(text: str, *, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Finding]]
     except RecursionError:
         deep = list(_strict_scan(text, max_depth))
         return None, deep or [
-            Finding(
-                "",
-                "json.too-deep",
-                "the document is nested deeper than the parser can follow",
-                line=1,
-                column=1,
-            )
+            Finding("", "json.too-deep", "the document is nested deeper than the parser can follow", line=1, column=1)
         ]
     end = _after_ws(text, end)
     if end != len(text):
@@ -227,15 +206,141 @@ def parse(text: str, *, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Finding]]
                 column=column,
             )
         ]
-    suspicious = (
-        flags.duplicate
-        or flags.non_finite
-        or _SUSPICIOUS_NUMBER.search(text) is not None
-        or (text.count("[") + text.count("{") > max_depth and _depth_exceeds(data, max_depth))
-    )
-    if suspicious:
+    if text.count("[") + text.count("{") > max_depth and _depth_exceeds(data, max_depth):
         return data, list(_strict_scan(text, max_depth))
+    if noted.anything():
+        placed = _place(text, noted)
+        return data, placed if placed is not None else list(_strict_scan(text, max_depth))
     return data, []
+
+
+class _Noted:
+    """What the parser's hooks saw: duplicated member names and the text of suspicious numbers."""
+
+    def __init__(self) -> None:
+        self.duplicates: set[str] = set()
+        self.constants: set[str] = set()
+        self.numbers: set[str] = set()
+
+    def anything(self) -> bool:
+        return bool(self.duplicates or self.constants or self.numbers)
+
+    def pairs(self, items: list[tuple[str, Any]]) -> dict[str, Any]:
+        result = dict(items)
+        if len(result) != len(items):
+            seen: set[str] = set()
+            for name, _ in items:
+                if name in seen:
+                    self.duplicates.add(name)
+                seen.add(name)
+        return result
+
+    def constant(self, name: str) -> float:
+        self.constants.add(name)
+        return float(name.replace("Infinity", "inf"))
+
+    def integer(self, token: str) -> int:
+        value = int(token)
+        if abs(value) > MAX_EXACT_INTEGER:
+            self.numbers.add(token)
+        return value
+
+    def number(self, token: str) -> float:
+        value = float(token)
+        if value in (float("inf"), float("-inf")):
+            self.numbers.add(token)
+        return value
+
+
+def _place(text: str, noted: _Noted) -> list[Finding] | None:
+    """Findings for what the hooks noted, found by searching their text; None when the search is not sure."""
+    lines = Lines(text)
+    findings: list[Finding] = []
+    for name in sorted(noted.duplicates):
+        keys = [match.start() for match in re.finditer(re.escape(json.dumps(name, ensure_ascii=False)) + r"\s*:", text)]
+        places = [(at, path_at(text, at)) for at in keys]
+        members: dict[Path, list[int]] = {}
+        for at, place in places:
+            if place is not None and place[1] == "key":
+                members.setdefault(place[0][:-1], []).append(at)
+        repeats = [(parent, offsets) for parent, offsets in members.items() if len(offsets) > 1]
+        if not repeats:
+            return None  # written with escapes, say: only the token scan can tell
+        for parent, offsets in repeats:
+            first_line = lines.position(offsets[0])[0]
+            for at in offsets[1:]:
+                line, column = lines.position(at)
+                findings.append(
+                    Finding(
+                        to_pointer([*parent, name]),
+                        "json.duplicate-key",
+                        f"member {shorten(name)!r} appears twice in one object (first at line {first_line}); "
+                        "readers keep only one of them",
+                        line=line,
+                        column=column,
+                    )
+                )
+    for token in sorted(noted.constants | noted.numbers):
+        pattern = re.escape(token) + r"(?![0-9A-Za-z.])"
+        found = False
+        for match in re.finditer(r"(?<![0-9A-Za-z.+\-])" + pattern, text):
+            place = path_at(text, match.start())
+            if place is None or place[1] != "value":
+                continue  # the same characters inside a string
+            found = True
+            line, column = lines.position(match.start())
+            findings.extend(_number_finding(token, to_pointer(place[0]), line, column))
+        if not found:
+            return None
+    return findings
+
+
+def _number_finding(token: str, pointer: str, line: int, column: int) -> list[Finding]:
+    if token in ("NaN", "Infinity", "-Infinity"):
+        message = f"{token} is not valid JSON; write a finite number or null"
+        return [Finding(pointer, "json.non-finite", message, line=line, column=column)]
+    if "." in token or "e" in token or "E" in token:
+        message = f"the number {shorten(token, 30)} overflows to infinity; write a finite number"
+        return [Finding(pointer, "json.non-finite", message, line=line, column=column)]
+    message = f"the integer {shorten(token, 30)} is beyond 2**53; many JSON readers cannot hold it exactly"
+    return [Finding(pointer, "json.large-integer", message, severity="warning", line=line, column=column)]
+
+
+def path_at(text: str, target: int) -> tuple[Path, str] | None:
+    """The path of the member name ("key") or value ("value") that starts at offset ``target``, if one does."""
+    pos = _after_ws(text, 0)
+    path: list[str] = []
+    while True:
+        if pos == target:
+            return tuple(path), "value"
+        char = text[pos : pos + 1]
+        if char not in ("{", "["):
+            return None
+        pos = _after_ws(text, pos + 1)
+        index = 0
+        while True:
+            if text.startswith(("}", "]"), pos):
+                return None
+            if char == "{":
+                if pos == target:
+                    name, _ = scanstring(text, pos + 1, True)
+                    return (*path, name), "key"
+                name, pos = scanstring(text, pos + 1, True)
+                pos = _after_ws(text, _after_ws(text, pos) + 1)
+                token = name
+            else:
+                token = str(index)
+                index += 1
+            end = _skip_value(text, pos)
+            if pos <= target < end:
+                path.append(token)
+                break
+            pos = _after_ws(text, end)
+            if text.startswith(("}", "]"), pos) or pos >= len(text):
+                return None
+            pos = _after_ws(text, pos + 1)
+        if pos > target:
+            return None
 
 
 def _syntax_finding(text: str, error: json.JSONDecodeError) -> Finding:
