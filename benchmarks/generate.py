@@ -224,7 +224,8 @@ def agentcompass_run(root: Path, rng: random.Random, text: Text, budget: int, br
                 retry_counts[key] = retries
             result = {**payload, "retry_count": retries}
             text_ = json.dumps(result, ensure_ascii=False, indent=2) + "\n"
-            if broken_percent and rng.random() * 100 < broken_percent:
+            planted = rng.random() * 100  # drawn always, so that a broken tree is the valid one plus its faults
+            if planted < broken_percent:
                 broken += 1
                 text_ = _break(text_, broken)
             (attempt_dir / "artifacts").mkdir(parents=True, exist_ok=True)
