@@ -173,8 +173,16 @@ def main() -> int:
     if "check-jsonschema CLI" in results:
         print(f"  ours --jobs 1 / check-jsonschema:       {results['check-jsonschema CLI'][0] / one:6.1f}x")
     if arguments.broken:
-        broken, _ = measure_isolated([*CLI, "validate", "--jobs", "1", "--format", "json", str(arguments.broken)])
-        print(f"  broken tree / valid tree (time):        {broken / one:6.2f}   (target <= 1.5)")
+        for path in json_files(arguments.broken):  # warm the cache for this tree too
+            path.read_bytes()
+        # Back to back, twice each, best of two: the two trees differ only by their planted faults.
+        valid_runs, broken_runs = [], []
+        for _ in range(2):
+            command = [*CLI, "validate", "--jobs", "1", "--format", "json"]
+            valid_runs.append(measure_isolated([*command, str(arguments.tree)])[0])
+            broken_runs.append(measure_isolated([*command, str(arguments.broken)])[0])
+        print(f"  broken tree / valid tree (time):        {min(broken_runs) / min(valid_runs):6.2f}   (target <= 1.5; "
+              f"{min(broken_runs):.2f} s / {min(valid_runs):.2f} s)")  # fmt: skip
     if arguments.huge:
         ours_peak = measure_isolated([*CLI, "validate", "--format", "json", str(arguments.huge)])[1]
         orjson_peak = measure_isolated(
