@@ -105,20 +105,26 @@ def test_every_schema_compiles_in_strict_mode_split_and_bundled() -> None:
     assert sorted(output["compiled"]) == sorted(schema["$id"] for schema in split + bundled)
 
 
-def test_ajv_and_python_agree_on_every_fixture_and_mutant() -> None:
-    corpus: list[tuple[str, Any]] = []
+def corpus() -> list[tuple[str, Any]]:
+    """(schema id, document) of every fixture and every mutant of one."""
+    found: list[tuple[str, Any]] = []
     for schema_id, data in fixtures():
-        corpus.append((schema_id, data))
-        corpus.extend((schema_id, mutant) for mutant in mutants(data))
-    assert len(corpus) > 1000
-    instances = [{"schema": schema_id, "data": data} for schema_id, data in corpus]
-    instances += [{"schema": bundled_id(schema_id), "data": data} for schema_id, data in corpus]
+        found.append((schema_id, data))
+        found.extend((schema_id, mutant) for mutant in mutants(data))
+    assert len(found) > 1000
+    return found
+
+
+def test_ajv_and_python_agree_on_every_fixture_and_mutant() -> None:
+    corpus_ = corpus()
+    instances = [{"schema": schema_id, "data": data} for schema_id, data in corpus_]
+    instances += [{"schema": bundled_id(schema_id), "data": data} for schema_id, data in corpus_]
     bundled = [bundle(kind_id) for kind in kinds() for kind_id in kind.versions.values()]
     output = run_ajv(list(documents().values()) + bundled, instances)
-    python = [not any(True for _ in check(schema_id, data)) for schema_id, data in corpus]
-    ajv_split = [verdict["valid"] for verdict in output["verdicts"][: len(corpus)]]
-    ajv_bundled = [verdict["valid"] for verdict in output["verdicts"][len(corpus) :]]
-    disagreements = [corpus[i] for i, (a, b) in enumerate(zip(python, ajv_split, strict=True)) if a != b]
+    python = [not any(True for _ in check(schema_id, data)) for schema_id, data in corpus_]
+    ajv_split = [verdict["valid"] for verdict in output["verdicts"][: len(corpus_)]]
+    ajv_bundled = [verdict["valid"] for verdict in output["verdicts"][len(corpus_) :]]
+    disagreements = [corpus_[i] for i, (a, b) in enumerate(zip(python, ajv_split, strict=True)) if a != b]
     assert disagreements == []
     assert ajv_bundled == ajv_split
     assert True in python and False in python

@@ -72,8 +72,8 @@ def redact(value: Any) -> Any:
         kind = getattr(type(value), "__kind__", None)
         if kind is None:
             raise TypeError(f"{type(value).__name__} is not the model of a whole artifact")
-        return from_dict(kind, _redact.redact_for_sharing(to_dict(value)))
-    return _redact.redact_for_sharing(value)
+        return from_dict(kind, _redact.redact(to_dict(value), sharing=True))
+    return _redact.redact(value, sharing=True)
 
 
 def schema(kind: str, version: str | None = None) -> dict[str, Any]:

@@ -68,20 +68,32 @@ def is_placeholder(value: Any) -> bool:
     return set(stripped) <= {"*"} or bool(_REFERENCE.match(stripped))
 
 
-def redact(value: Any) -> Any:
-    """A redacted copy of a JSON value: every credential member's value becomes the placeholder."""
+def redact(value: Any, *, sharing: bool = False) -> Any:
+    """A redacted copy of a JSON value: every credential member's value becomes the placeholder.
+
+    By default exactly as the reference writer redacts (``write_task`` must write what it writes). With
+    ``sharing``, for a copy fit to share: a few more credential names, credential shapes masked in every string,
+    and members named ``metrics``, ``ground_truth`` or ``final_answer`` copied as they are at any depth (they are
+    evaluation facts: a secret in one is reported by the scan, never changed).
+    """
     if isinstance(value, dict):
         result = {}
         for key, item in value.items():
-            if normalized(key) in CREDENTIAL_CONTAINERS:
+            if sharing and key in EVALUATION_FACTS:
+                result[key] = item
+            elif normalized(key) in CREDENTIAL_CONTAINERS:
                 result[key] = _redact_all(item)
-            elif is_credential_name(key):
+            elif is_credential_name(key, sharing=sharing):
                 result[key] = _secret(item)
             else:
-                result[key] = redact(item)
+                result[key] = redact(item, sharing=sharing)
         return result
     if isinstance(value, list):
-        return [redact(item) for item in value]
+        return [redact(item, sharing=sharing) for item in value]
+    if sharing and isinstance(value, str):
+        from ._secrets import mask_shapes
+
+        return mask_shapes(value, PLACEHOLDER)
     return value
 
 
@@ -134,30 +146,3 @@ def redact_task_detail(record: dict[str, Any]) -> dict[str, Any]:
             for number, payload in attempts.items()
         }
     return result
-
-
-def redact_for_sharing(value: Any) -> Any:
-    """A copy fit to share: credential members redacted and credential shapes masked in every string.
-
-    Members named ``metrics``, ``ground_truth`` or ``final_answer`` are evaluation facts, copied as they are at
-    any depth; a secret found in one is reported by the scan, never changed.
-    """
-    from ._secrets import mask_shapes
-
-    if isinstance(value, dict):
-        result = {}
-        for key, item in value.items():
-            if key in EVALUATION_FACTS:
-                result[key] = item
-            elif normalized(key) in CREDENTIAL_CONTAINERS:
-                result[key] = _redact_all(item)
-            elif is_credential_name(key, sharing=True):
-                result[key] = _secret(item)
-            else:
-                result[key] = redact_for_sharing(item)
-        return result
-    if isinstance(value, list):
-        return [redact_for_sharing(item) for item in value]
-    if isinstance(value, str):
-        return mask_shapes(value, PLACEHOLDER)
-    return value
