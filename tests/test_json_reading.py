@@ -80,7 +80,10 @@ def test_a_truncated_document_is_placed_where_the_parser_stopped() -> None:
     ],
 )
 def test_syntax_errors_are_located(source: str, line: int, column: int) -> None:
-    assert where(source)[0::2] == ("json.syntax", line) and where(source)[3] == column
+    found = where(source)
+    assert found[0::2] == ("json.syntax", line)
+    # Python 3.13 places a trailing comma's error on the comma, earlier versions on what follows it.
+    assert found[3] == column or (source.endswith(",]}") and found[3] == column - 1)
 
 
 def test_nesting_beyond_the_limit_is_too_deep_not_a_crash() -> None:
