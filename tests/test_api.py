@@ -72,9 +72,9 @@ def test_issues_from_files_name_the_file_and_kind() -> None:
     assert issue.file == str(path) and issue.kind == "agentcompass-task"
 
 
-def test_a_plain_string_path_is_text_not_a_path() -> None:
+def test_a_plain_string_path_is_text_not_a_path_and_the_message_says_so() -> None:
     issue = validate(str(TASK_DIR / "task.json"))[0]
-    assert issue.code == "json.syntax"
+    assert issue.code == "json.syntax" and "pass pathlib.Path(" in issue.message
 
 
 def test_other_sources_are_a_type_error() -> None:

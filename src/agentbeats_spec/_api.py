@@ -35,7 +35,17 @@ def validate(
             from .layouts import check_paths
 
             return list(check_paths([Path(source)], kind_).issues)
-        return list(_core.examine_source(source, kind_).issues)
+        return _hint_paths(source, list(_core.examine_source(source, kind_).issues))
+
+
+def _hint_paths(source: Any, issues: list[Issue]) -> list[Issue]:
+    """A string that fails to parse but names a file was most likely meant as a path: say so."""
+    if not (isinstance(source, str) and issues and issues[0].code in ("json.syntax", "toml.syntax")):
+        return issues
+    if len(source) > 4096 or "\n" in source or not os.path.exists(source):
+        return issues
+    hint = f"; {source!r} is the name of a file: pass pathlib.Path({source!r}) to validate the file"
+    return [attrs.evolve(issues[0], message=issues[0].message + hint), *issues[1:]]
 
 
 def scan(source: Any, *, allow_list: str | os.PathLike[str] | None = None, limits: Limits | None = None) -> list[Issue]:
