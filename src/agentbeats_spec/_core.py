@@ -59,10 +59,6 @@ class Collector:
             self.progress(self.checked + self.skipped)
         return examined
 
-    def findings(self, examined: Examined, findings: Iterable[Finding], file: str | None) -> None:
-        """Issues that a layout rule found inside an already examined file, placed in its text."""
-        self.issues.extend(issues_of(examined.document, list(findings), file, examined.kind))
-
     def about(self, path: Path, code: str, message: str, severity: Severity = "error") -> None:
         """An issue about a file or folder as a whole."""
         self.issues.append(Issue(str(path), None, "", None, None, severity, code, message))
@@ -111,15 +107,30 @@ def _run_unit(unit: Callable[..., None], arguments: tuple[Any, ...], limits: Lim
 
 @attrs.frozen
 class Examined:
-    """One document after the whole path: what it is, and what is wrong with it."""
+    """One document after the whole path: what it is, and what is wrong with it.
+
+    Its findings become located issues when first asked for, once: a layout rule can add findings of its own
+    (``with_findings``) before that, so that the file's text is searched for positions in one pass.
+    """
 
     document: Document
     kind: _kinds.Kind | None
-    issues: list[Issue]
+    findings: tuple[Finding, ...]
+    file: str | None
+    _issues: list[list[Issue]] = attrs.field(factory=list, eq=False, repr=False)
+
+    @property
+    def issues(self) -> list[Issue]:
+        if not self._issues:
+            self._issues.append(issues_of(self.document, list(self.findings), self.file, self.kind))
+        return self._issues[0]
 
     @property
     def valid(self) -> bool:
-        return not any(issue.severity == "error" for issue in self.issues)
+        return not any(finding.severity == "error" for finding in self.findings)
+
+    def with_findings(self, findings: Iterable[Finding]) -> Examined:
+        return Examined(self.document, self.kind, (*self.findings, *findings), self.file)
 
 
 def examine(document: Document, kind: _kinds.Kind | None, file: str | None) -> Examined:
@@ -133,7 +144,7 @@ def examine(document: Document, kind: _kinds.Kind | None, file: str | None) -> E
             from . import _secrets
 
             findings.extend(_secrets.scan_data(document.data, allow))
-    return Examined(document, kind, issues_of(document, findings, file, kind))
+    return Examined(document, kind, tuple(findings), file)
 
 
 def _check_data(data: Any, kind: _kinds.Kind | None) -> Iterator[Finding]:
@@ -211,17 +222,17 @@ def scan_file(path: Path) -> Examined | None:
     raw, problem = read_bounded(path)
     if problem is not None:
         document = Document(None, None, "json", (problem,), readable=False)
-        return Examined(document, kind, issues_of(document, [problem], file, kind))
+        return Examined(document, kind, (problem,), file)
     if path.suffix in (".json", ".toml"):
         document = _documents.read(raw, "toml" if path.suffix == ".toml" else "json")
         if document.readable:
             findings = list(_secrets.scan_data(document.data, allow))
-            return Examined(document, kind, issues_of(document, findings, file, kind))
+            return Examined(document, kind, tuple(findings), file)
     if b"\x00" in raw[:8192]:
         return None
     text = raw.decode("utf-8", "replace")
     document = Document(None, text, "json", (), readable=False)
-    return Examined(document, kind, issues_of(document, list(_secrets.scan_text(text, allow)), file, kind))
+    return Examined(document, kind, tuple(_secrets.scan_text(text, allow)), file)
 
 
 def examine_source(source: Any, kind: _kinds.Kind | None) -> Examined:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _documents, _kinds
-from .._core import Collector, Examined, examine_file, issues_of, read_bounded
+from .._core import Collector, Examined, examine_file, read_bounded
 from .._issues import Finding
 from ._fs import entries, is_file, is_folder
 
@@ -99,23 +99,16 @@ def _check_issue(folder: Path, number: int, collector: Collector) -> None:
     if not is_file(case_path):
         collector.about(folder, "layout.missing-file", "an issue folder holds verify.case.json")
     else:
-        case = collector.add(examine_file(case_path, CASE, explicit=True))
-        assert case is not None
+        case = examine_file(case_path, CASE, explicit=True)
+        assert case is not None  # a named file always gets a verdict
         data = case.document.data if case.document.readable else None
         issue = data.get("issue") if isinstance(data, dict) else None
         found = issue.get("number") if isinstance(issue, dict) else None
+        findings = []
         if isinstance(found, int) and not isinstance(found, bool) and found != number:
-            collector.findings(
-                case,
-                [
-                    Finding(
-                        "/issue/number",
-                        "layout.issue-number",
-                        f"the case is for issue {found}, but it is filed under issue_{number}/",
-                    )
-                ],
-                str(case_path),
-            )
+            message = f"the case is for issue {found}, but it is filed under issue_{number}/"
+            findings.append(Finding("/issue/number", "layout.issue-number", message))
+        collector.add(case.with_findings(findings))
     if not is_folder(folder / "runs"):
         collector.about(folder, "layout.missing-folder", "an issue folder holds runs/, the saved reference executions")
 
@@ -130,4 +123,4 @@ def json_object(path: Path, collector: Collector, label: str, *, require_object:
     findings = list(document.findings)
     if require_object and document.readable and not isinstance(document.data, dict):
         findings.append(Finding("", "layout.not-an-object", "expected a JSON object"))
-    return collector.add(Examined(document, None, issues_of(document, findings, str(path), None)), label)
+    return collector.add(Examined(document, None, tuple(findings), str(path)), label)

@@ -27,8 +27,8 @@ def detect(folder: Path) -> bool:
 
 
 def check(folder: Path, collector: Collector, others: list[Any] | None = None) -> None:
-    repo = collector.add(examine_file(folder / "agentbeats.toml", REPO, explicit=True))
-    assert repo is not None
+    repo = examine_file(folder / "agentbeats.toml", REPO, explicit=True)
+    assert repo is not None  # a named file always gets a verdict
     data = repo.document.data if repo.document.readable and isinstance(repo.document.data, dict) else {}
     findings: list[Finding] = []
 
@@ -72,7 +72,7 @@ def check(folder: Path, collector: Collector, others: list[Any] | None = None) -
                     f"the results folder {quote(results_name)} does not exist",
                 )
             )
-    collector.findings(repo, findings, str(folder / "agentbeats.toml"))
+    collector.add(repo.with_findings(findings))
 
 
 def _table(data: dict[str, Any], name: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 
 from .. import _documents, _kinds
-from .._core import Collector, Examined, examine_file, issues_of, read_bounded
+from .._core import Collector, Examined, examine_file, read_bounded
 from .._issues import Anchor, Finding
 from .._pointers import join
 from .._text import quote
@@ -149,8 +149,8 @@ def _check_task(task: Path, state: str | None, root: Path | None, collector: Col
     if not is_file(index_path):
         collector.about(task, "layout.missing-file", "a task folder holds task.json; this one has none")
         return None
-    index = collector.add(examine_file(index_path, TASK, explicit=True))
-    assert index is not None
+    index = examine_file(index_path, TASK, explicit=True)
+    assert index is not None  # a named file always gets a verdict
     data = index.document.data if index.document.readable and isinstance(index.document.data, dict) else {}
     task_id = data.get("task_id") if isinstance(data.get("task_id"), str) else None
     _check_task_name(task, task_id, collector)
@@ -221,7 +221,7 @@ def _check_task(task: Path, state: str | None, root: Path | None, collector: Col
                 f"the task is filed under {state!r}, but the most severe issue of its attempts makes it "
                 f"{expected!r}: it belongs in details/{expected}/",
             )
-    collector.findings(index, findings, str(index_path))
+    collector.add(index.with_findings(findings))
     return TaskFiles(index, results)
 
 
@@ -270,11 +270,12 @@ def _check_attempt(
     listing = {entry.name: entry for entry in entries(folder, collector, root or folder)}
     result = None
     if "result.json" in listing and not listing["result.json"].is_folder:
-        result = collector.add(examine_file(folder / "result.json", ATTEMPT, explicit=True))
+        result = examine_file(folder / "result.json", ATTEMPT, explicit=True)
     if "checkpoint.json" in listing and not listing["checkpoint.json"].is_folder:
         _check_checkpoint(folder / "checkpoint.json", collector)
+    findings: list[Finding] = []
     if result is not None:
-        _check_artifacts(result, folder, root, collector)
+        findings.extend(_artifact_findings(result, folder, root))
     if "artifacts" in listing and listing["artifacts"].is_folder:
         _scan(folder / "artifacts", collector, root or folder)
     retries = 0
@@ -283,18 +284,10 @@ def _check_attempt(
     if result is not None and result.document.readable and isinstance(result.document.data, dict):
         count = result.document.data.get("retry_count")
         if isinstance(count, int) and not isinstance(count, bool) and count != retries:
-            collector.findings(
-                result,
-                [
-                    Finding(
-                        "/retry_count",
-                        "layout.retry-count",
-                        f"retry_count is {count}, but retries/ holds {retries} retry record(s)",
-                        severity="warning",
-                    )
-                ],
-                str(folder / "result.json"),
-            )
+            message = f"retry_count is {count}, but retries/ holds {retries} retry record(s)"
+            findings.append(Finding("/retry_count", "layout.retry-count", message, severity="warning"))
+    if result is not None:
+        collector.add(result.with_findings(findings))  # the file's positions, found in one pass
     for name, entry in listing.items():
         if name in ("result.json", "checkpoint.json") and not entry.is_folder:
             continue
@@ -343,15 +336,15 @@ def _check_checkpoint(path: Path, collector: Collector) -> None:
                     anchor=Anchor.PARENT if isinstance(data, dict) and "schema_version" not in data else Anchor.VALUE,
                 )
             )
-    collector.add(Examined(document, None, issues_of(document, findings, str(path), None)), "checkpoint")
+    collector.add(Examined(document, None, tuple(findings), str(path)), "checkpoint")
 
 
-def _check_artifacts(result: Examined, folder: Path, root: Path | None, collector: Collector) -> None:
+def _artifact_findings(result: Examined, folder: Path, root: Path | None) -> list[Finding]:
     data = result.document.data if result.document.readable else None
     artifacts = data.get("artifacts") if isinstance(data, dict) else None
     index = artifacts.get("declared_artifacts") if isinstance(artifacts, dict) else None
     if not isinstance(index, dict):
-        return
+        return []
     pointer = "/artifacts/declared_artifacts"
     store = folder / "artifacts"
     findings = []
@@ -389,7 +382,7 @@ def _check_artifacts(result: Examined, folder: Path, root: Path | None, collecto
                     f"artifact {quote(destination)} leads outside artifacts/ through a symbolic link",
                 )
             )
-    collector.findings(result, findings, str(folder / "result.json"))
+    return findings
 
 
 def _check_retries(
@@ -407,9 +400,11 @@ def _check_retries(
         if not entry.name.endswith(".json") or _TEMPORARY.match(entry.name):
             _unexpected_file(entry, collector, "retries/ holds retry records (.json) and archive folders")
             continue
-        record = collector.add(examine_file(entry.path, RETRY, explicit=True))
+        record = examine_file(entry.path, RETRY, explicit=True)
+        assert record is not None  # a named file always gets a verdict
         records += 1
-        if record is None or not record.document.readable or not isinstance(record.document.data, dict):
+        if not record.document.readable or not isinstance(record.document.data, dict):
+            collector.add(record)
             continue
         data = record.document.data
         findings = []
@@ -449,7 +444,7 @@ def _check_retries(
                     severity="warning",
                 )
             )
-        collector.findings(record, findings, str(entry.path))
+        collector.add(record.with_findings(findings))
     return records
 
 
@@ -466,4 +461,4 @@ def _check_archive(folder: Path, collector: Collector, root: Path) -> None:
         lenient = [
             Finding(f.pointer, f.code, f.message, "warning", f.anchor, f.line, f.column) for f in document.findings
         ]
-        collector.add(Examined(document, None, issues_of(document, lenient, str(entry.path), None)), "archive")
+        collector.add(Examined(document, None, tuple(lenient), str(entry.path)), "archive")
