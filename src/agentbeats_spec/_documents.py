@@ -87,8 +87,6 @@ def read(raw: bytes, syntax: Syntax) -> Document:
 def parse_text(text: str, syntax: Syntax, *, prior: Iterable[Finding] = ()) -> Document:
     max_depth = current().max_depth
     if syntax == "json":
-        if text.startswith("\ufeff"):
-            text = text[1:]
         data, findings = _json.parse(text, max_depth=max_depth)
     else:
         from . import _toml
