@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from . import _api, _redact, _write
+from . import _api, _persisted, _write
 from ._core import Collector
 from ._issues import InvalidDocument, Issue, SpecError
 from .layouts import agentcompass as layout
@@ -59,15 +59,17 @@ def read_task(task_dir: str | os.PathLike[str]) -> Any:
             counts[key] = count
         if payload:
             attempts[key] = payload
-    record = {
-        "task_id": index["task_id"],
-        "category": index["category"],
-        "ground_truth": index["ground_truth"],
-        "attempt_plan": index["attempt_plan"],
-        "retry_count": sum(counts.values()),
-        "retry_counts": counts,
-        "attempts": attempts,
-    }
+    record = _persisted.shaped(
+        {
+            "task_id": index["task_id"],
+            "category": index["category"],
+            "ground_truth": index["ground_truth"],
+            "attempt_plan": index["attempt_plan"],
+            "retry_count": sum(counts.values()),
+            "retry_counts": counts,
+            "attempts": attempts,
+        }
+    )
     return _api.from_dict("agentcompass-task-detail", record)
 
 
@@ -85,7 +87,7 @@ def write_task(run_dir: str | os.PathLike[str], record: Any) -> Path:
     kind, checked = _api.checked(record)
     if kind.name != "agentcompass-task-detail":
         raise TypeError(f"write_task takes a task detail record, not {kind.name}")
-    data = _redact.redact_task_detail(checked)
+    data = _persisted.persisted(checked)
     root = Path(run_dir)
     details = root / "details"
     name = layout.task_folder_name(data["task_id"])
