@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import os
 from collections.abc import Sequence
 from typing import Literal
 
@@ -104,3 +105,13 @@ class InvalidDocument(SpecError, ValueError):
         shown = "\n".join(f"  {issue}" for issue in errors[:10])
         more = f"\n  ... and {len(errors) - 10} more" if len(errors) > 10 else ""
         super().__init__(f"{len(errors)} error(s):\n{shown}{more}")
+
+
+class ArtifactsUnavailable(SpecError):
+    """Collected artifacts of a record cannot be copied into the run it is written to; nothing was written."""
+
+    def __init__(self, attempt: str, path: os.PathLike[str], reason: str) -> None:
+        self.attempt = attempt
+        self.path = path
+        self.reason = reason
+        super().__init__(f"attempt {attempt}: {path}: {reason}; nothing was written")
