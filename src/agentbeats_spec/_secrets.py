@@ -6,7 +6,11 @@ Two rules, documented in docs/security.md:
   ``cookie``, ``OPENAI_API_KEY``, …, compared after folding case and separators) holding a non-empty string that
   is not a placeholder (``********``) or a reference (``${OPENAI_API_KEY}``);
 - any string whose text has the shape of a well-known credential (provider API keys, cloud access keys, bearer
-  tokens, private key blocks, JWTs, passwords in URLs).
+  tokens, private key blocks, JWTs, passwords in URLs), each secret of a string a finding of its own.
+
+One search (``secrets_in``, ``text_secrets``) serves the scan and the ``redact`` command, so that redact removes
+exactly what the scan finds. The AgentCompass writer's redaction, which ``write_task`` reproduces, has rules of its
+own (``_persisted``).
 
 A finding never shows the secret: messages carry its first characters, its length and a fingerprint (the first
 16 hex digits of its SHA-256), which an allow-list file names to silence a finding a person has reviewed.
