@@ -235,13 +235,19 @@ def test_the_record_builders_normalizations(agentcompass: tuple[ModuleType, Modu
     first = data["attempts"]["1"]
     first["meta"] = {"harness": {"empty": "", "none": None, "deep": {"empty": {}}, "kept": [""]}, "benchmark": {}}
     first["issues"] = [{"message": "failed", "code": "E1", "phase": "run", "severity": "error"}]
+    for payload in data["attempts"].values():
+        payload.update({name: payload.pop(name) for name in reversed(list(payload))})
     data["attempts"] = dict(reversed(data["attempts"].items()))
+    data = {name: data[name] for name in reversed(list(data))}
     path = write_task(tmp_path / "ours", data)
     index = json.loads(path.read_text())
     assert (index["category"], index["attempt_plan"]["strategy"]) == (None, "avg")
     result = json.loads((path.parent / "attempt-1" / "result.json").read_text())
-    assert result["meta"] == {"benchmark": {}, "harness": {"kept": [""]}}
+    assert list(result["meta"].items()) == [("benchmark", {}), ("harness", {"kept": [""]})]
     assert list(result["issues"][0]) == ["severity", "phase", "code", "message"]
+    assert list(result) == ["status", "metrics", "final_answer", "trajectory", "issues", "artifacts",
+                            "analysis_result", "meta", "retry_count"]  # fmt: skip
+    assert list(index) == ["schema_version", "task_id", "attempts", "category", "ground_truth", "attempt_plan"]
     assert _files(tmp_path / "ours") == _files(layout.RunLayout(tmp_path / "theirs").write_result(data).parents[3])
     assert to_dict(read_task(path.parent)) == layout.read_result(path)
 

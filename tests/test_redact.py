@@ -247,3 +247,22 @@ def test_after_redact_scan_finds_nothing_and_other_toml_bytes_are_unchanged(
     emitter = Emitter(styles)
     emitter.table(data, (), ())
     _check(tmp_path / "agentbeats.toml", "\n".join(emitter.lines) + "\n", markers, facts)
+
+
+@SETTINGS
+@given(lines=st.lists(st.lists(st.sampled_from(BENIGN) | st.sampled_from(SHAPED), max_size=4), max_size=6),
+       ending=st.sampled_from(["\n", "\r\n", "\r"]))  # fmt: skip
+def test_after_redact_scan_finds_nothing_and_other_text_bytes_are_unchanged(
+    tmp_path: Path, lines: list[list[Any]], ending: str
+) -> None:
+    markers: list[tuple[str, str]] = []
+    rows = []
+    for parts in lines:
+        words = []
+        for part in parts:
+            if isinstance(part, tuple):
+                markers.append(part)
+                part = f"@@{len(markers) - 1}@@"
+            words.append(part.replace("\n", " ").replace("\t", " "))
+        rows.append(" ".join(words))
+    _check(tmp_path / "run.log", ending.join(rows) + ending, markers, 0)

@@ -281,16 +281,31 @@ class _TaskLock:
                     folder = self.details / "running" / self.name
                     folder.mkdir(parents=True, exist_ok=True)
                 descriptor = os.open(folder, os.O_RDONLY)
-                if _flock(descriptor, blocking=False):
-                    self.folder, self._descriptor = folder, descriptor
+                if self._held(folder, descriptor, blocking=False):
                     return self
-            _flock(descriptor, blocking=True)  # the other writer holds it: wait without holding the run
-            with self.run():
-                current = _existing(self.details, self.name)
-                if current is not None and os.path.samestat(os.stat(current), os.fstat(descriptor)):
-                    self.folder, self._descriptor = current, descriptor
-                    return self
-            os.close(descriptor)  # the folder went away while we waited: look again
+            if self._held(folder, descriptor, blocking=True):
+                return self
+
+    def _held(self, folder: Path, descriptor: int, *, blocking: bool) -> bool:
+        """Whether the lock on this folder is now ours. Without waiting, False leaves the descriptor open for the
+        wait; after the wait, False means the folder went away (and the descriptor is closed)."""
+        try:
+            if not blocking:
+                if not _flock(descriptor, blocking=False):
+                    return False  # the caller waits for it, outside the run lock
+            else:
+                _flock(descriptor, blocking=True)  # the other writer is done with it
+                with self.run():
+                    current = _existing(self.details, self.name)
+                    if current is None or not os.path.samestat(os.stat(current), os.fstat(descriptor)):
+                        os.close(descriptor)  # it went away while we waited: look again
+                        return False
+                    folder = current
+        except BaseException:
+            os.close(descriptor)
+            raise
+        self.folder, self._descriptor = folder, descriptor
+        return True
 
     def __exit__(self, *exc_info: object) -> None:
         os.close(self._descriptor)
