@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import errno
+import os
 from collections.abc import Sequence
 from typing import Literal
 
@@ -104,3 +106,24 @@ class InvalidDocument(SpecError, ValueError):
         shown = "\n".join(f"  {issue}" for issue in errors[:10])
         more = f"\n  ... and {len(errors) - 10} more" if len(errors) > 10 else ""
         super().__init__(f"{len(errors)} error(s):\n{shown}{more}")
+
+
+class WriteError(SpecError, OSError):
+    """A file could not be written: ``cannot write TARGET: reason``.
+
+    Also an :class:`OSError` with the ``errno`` and ``filename`` (the target) of the failure; the previous file,
+    if there was one, is as it was, and no temporary file is left.
+    """
+
+    @classmethod
+    def of(cls, target: os.PathLike[str] | str, error: OSError) -> WriteError:
+        reason = error.strerror or str(error)
+        folder = os.path.dirname(os.fspath(target)) or "."
+        if error.errno == errno.ENOENT and not os.path.isdir(folder):
+            reason = f"the folder {folder} does not exist"
+        written = cls(error.errno, f"cannot write {os.fspath(target)}: {reason}")
+        written.filename = os.fspath(target)
+        return written
+
+    def __str__(self) -> str:
+        return str(self.strerror)
