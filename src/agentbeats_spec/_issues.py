@@ -74,11 +74,13 @@ class Issue:
         }
 
     def __str__(self) -> str:
+        from ._text import printable  # a file name that is not UTF-8, a lone surrogate: escaped, printable
+
         where = self.file or "<document>"
         if self.line is not None:
             where = f"{where}:{self.line}:{self.column}"
         at = f" (at {self.pointer})" if self.pointer else ""
-        return f"{where}: {self.severity} {self.code} {self.message}{at}"
+        return printable(f"{where}: {self.severity} {self.code} {self.message}{at}", controls=True)
 
 
 class SpecError(Exception):
