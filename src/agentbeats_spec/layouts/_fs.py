@@ -129,3 +129,12 @@ def exists(path: Path) -> bool:
     except OSError:
         return True
     return True
+
+
+def listable(folder: Path) -> bool:
+    """Whether the process may list ``folder`` (an unreadable one is reported by :func:`entries`)."""
+    try:
+        with os.scandir(folder):
+            return True
+    except OSError:
+        return False
