@@ -158,12 +158,19 @@ def dump(model: Any, path: PathLike) -> None:
     """Validate a model and write its document to ``path`` atomically.
 
     Nothing is written when the model has an error (:class:`InvalidDocument` is raised); a write that fails
-    half-way leaves the previous file intact and no temporary file behind.
+    half-way leaves the previous file intact and no temporary file behind (:class:`WriteError`). A TOML file
+    that exists is rewritten in its own style: comments, order and layout of what did not change are kept.
     """
     from . import _write
 
     kind, data = checked(model)
-    _write.write_atomic(Path(path), _write.serialize(data, kind.syntax))
+    target = Path(path)
+    content = None
+    if kind.syntax == "toml":  # a hand-written file keeps its comments, order and layout
+        from ._tomlstyle import in_style_of
+
+        content = in_style_of(target, data)
+    _write.write_atomic(target, content if content is not None else _write.serialize(data, kind.syntax))
 
 
 def _model_of(examined: _core.Examined) -> Any:
