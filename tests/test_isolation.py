@@ -248,3 +248,22 @@ def test_a_bug_names_the_file_being_checked(tmp_path: Path) -> None:
     assert run.returncode == 3
     assert run.stderr.startswith(f"agentbeats-spec: internal error while checking {path} (KeyError: 'boom')")
     assert "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "code", "line", "column"),
+    [
+        (b'{"schema_version": "agentcompass.task.v3", "task_id": "t", "attempts": {', "json.syntax", 1, 73),
+        (b'{"schema_version": "agentcompass.task.v3", "task_id": "\xff"}', "json.encoding", 1, 56),
+        (b'{"schema_version": "agentcompass.task.v3", "x": ' + b"[" * 600 + b"]" * 600 + b"}", "json.too-deep", 1, 560),
+    ],
+)
+def test_a_walk_keeps_a_broken_file_that_declares_an_artifact(
+    tmp_path: Path, content: bytes, code: str, line: int, column: int
+) -> None:
+    write(tmp_path / "exports" / "index.json", content)
+    write(tmp_path / "exports" / "notes.json", b'{"not": "an artifact"')  # declares nothing: not an artifact
+    issues = agentbeats_spec.validate(tmp_path)
+    assert [(i.file, i.kind, i.code, i.line, i.column) for i in issues] == [
+        (str(tmp_path / "exports" / "index.json"), "agentcompass-task", code, line, column)
+    ]
