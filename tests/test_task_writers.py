@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import errno
 import json
 import multiprocessing
 import shutil
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from agentbeats_spec import ArtifactsUnavailable, read_task, to_dict, validate, write_task
+from agentbeats_spec import ArtifactsUnavailable, WriteError, read_task, to_dict, validate, write_task
 from agentbeats_spec.layouts.agentcompass import task_folder_name
 
 from .conftest import VALID
@@ -169,3 +170,19 @@ def test_a_task_that_already_has_other_artifacts_is_not_overwritten(tmp_path: Pa
     with pytest.raises(ArtifactsUnavailable, match="the task already has other artifacts there"):
         write_task(run_b, read_task(task_a))
     assert _tree(run_b) == before
+
+
+def test_a_copy_that_fails_half_way_leaves_no_partial_artifacts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, task_a = _run_a(tmp_path)
+    record = read_task(task_a)
+
+    def full_disk(*args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(shutil, "copy2", full_disk)
+    with pytest.raises(WriteError, match=r"cannot write .*attempt-1/artifacts: No space left on device"):
+        write_task(tmp_path / "b", record)
+    attempt = next((tmp_path / "b" / "details").glob("*/*/attempt-1"))
+    assert list(attempt.iterdir()) == []  # neither the staging folder nor a partial artifacts/

@@ -175,12 +175,15 @@ def shape_spans(text: str, allow: AllowList = NOTHING_ALLOWED) -> list[tuple[int
                 fresh.append((start, end, what))
         if not fresh:
             return sorted(found)
-        for start, end, what in fresh:
+        pieces, last = [], 0
+        for start, end, what in fresh:  # in order, without overlaps
             seen.add((start, end))
             if allow.allows(text[start:end]):
                 continue
             found.append((start, end, what))
-            work = work[:start] + "*" * (end - start) + work[end:]
+            pieces += [work[last:start], "*" * (end - start)]
+            last = end
+        work = "".join([*pieces, work[last:]])
 
 
 def secrets_in(value: Any, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Secret]:

@@ -20,7 +20,7 @@ except ImportError:  # Windows: no flock
 
 from . import _api, _persisted, _write
 from ._core import Collector
-from ._issues import ArtifactsUnavailable, InvalidDocument, Issue, SpecError
+from ._issues import ArtifactsUnavailable, InvalidDocument, Issue, SpecError, WriteError
 from .layouts import agentcompass as layout
 from .layouts._fs import is_inside
 
@@ -235,9 +235,10 @@ def _copy_artifacts(number: str, source: Path, target: Path, entries: _Entries) 
         os.rename(staging, target)
     except OSError as error:
         shutil.rmtree(staging, ignore_errors=True)
-        raise SpecError(
-            f"attempt {number}: cannot copy its artifacts from {source}: {error.strerror or error}"
-        ) from None
+        if error.filename is None or str(error.filename).startswith(str(staging)):
+            raise WriteError.of(target, error) from None  # the copy's side failed: a full disk, say
+        reason = error.strerror or str(error)
+        raise SpecError(f"attempt {number}: cannot copy its artifacts from {source}: {reason}") from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
