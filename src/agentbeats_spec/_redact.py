@@ -22,6 +22,7 @@ from typing import Any
 
 from . import _documents, _json
 from ._issues import SpecError
+from ._pointers import to_pointer
 from ._secrets import NOTHING_ALLOWED, AllowList, Secret, secrets_in, text_secrets
 
 PLACEHOLDER = "********"
@@ -124,7 +125,7 @@ def redact_document(document: _documents.Document, raw: bytes, allow: AllowList 
     for path, secrets in edits.items():
         place = located.get(path)
         if place is None:
-            raise SpecError(f"cannot place the secret at {secrets[0].what!r} in the source; not redacted")
+            raise SpecError(f"the secret at {to_pointer(path) or '/'} cannot be placed in the source; not redacted")
         start = place[1]
         end = _token_end(text, start, document.syntax)
         value = _value_at(document.data, path)

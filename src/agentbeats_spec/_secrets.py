@@ -154,8 +154,8 @@ def shape_spans(text: str, allow: AllowList = NOTHING_ALLOWED) -> list[tuple[int
     ``\\b`` before ``sk-`` once the key glued to it is gone), and every secret a redacted copy would still show
     is found here, from the start.
     """
-    if len(text) < _SHORTEST:
-        return []
+    if len(text) < _SHORTEST or not any(pattern.search(text) for _, pattern, _ in SHAPES):
+        return []  # the common case, at the cost of the searches alone
     found: list[tuple[int, int, str]] = []
     seen: set[tuple[int, int]] = set()
     work = text
