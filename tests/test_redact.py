@@ -134,7 +134,10 @@ def test_what_redact_must_not_touch_is_refused_and_left(tmp_path: Path, capsys: 
     duplicate.write_text('{"api_key": "' + OPENAI + '", "api_key": "********"}')
     binary = tmp_path / "blob.bin"
     binary.write_bytes(b"\x00" + OPENAI.encode())
-    for path in (duplicate, binary):
+    broken_binary = tmp_path / "task.json"  # not a document, and not text either: scan skips it
+    broken_binary.write_bytes(b'{"a": "\x00 ' + OPENAI.encode() + b'"}')
+    assert scan(broken_binary) == []
+    for path in (duplicate, binary, broken_binary):
         before = path.read_bytes()
         assert main(["redact", "--in-place", str(path)]) == 2
         assert path.read_bytes() == before

@@ -91,11 +91,11 @@ def redact_file(path: Path, raw: bytes, allow: AllowList = NOTHING_ALLOWED) -> t
         reason = first.message if first is not None else "unreadable"
         if duplicate is not None:
             raise SpecError(f"{path}{where}: {reason}; the value it hides cannot be checked: not redacted")
-        note = f"{path}{where}: not a readable {syntax.upper()} document ({reason}); redacted as text"
-    elif b"\x00" in raw[:8192]:
-        raise SpecError(f"{path}: a binary file, which scan does not search: not redacted")
+        note: str | None = f"{path}{where}: not a readable {syntax.upper()} document ({reason}); redacted as text"
     else:
         note = None
+    if b"\x00" in raw[:8192]:
+        raise SpecError(f"{path}: a binary file, which scan does not search: not redacted")
     return redact_text_bytes(raw, allow), note
 
 
