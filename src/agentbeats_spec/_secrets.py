@@ -89,7 +89,7 @@ SHAPES: tuple[tuple[str, re.Pattern[str], int], ...] = (
     # A password already masked (only "*") is not one.
     ("a URL with a password", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@\"']+:(?!\*+@)([^\s/@\"']{3,})@"), 1),
 )
-# No shape fits in fewer characters.
+# Shorter strings and lines are not searched: every shape but a URL with a short password needs more.
 _SHORTEST = 16
 
 
