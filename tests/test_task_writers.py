@@ -186,3 +186,14 @@ def test_a_copy_that_fails_half_way_leaves_no_partial_artifacts(
         write_task(tmp_path / "b", record)
     attempt = next((tmp_path / "b" / "details").glob("*/*/attempt-1"))
     assert list(attempt.iterdir()) == []  # neither the staging folder nor a partial artifacts/
+
+
+def test_without_flock_writers_still_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the platform has no flock (Windows), write_task writes as before, unserialized."""
+    from agentbeats_spec import _tasks
+
+    monkeypatch.setattr(_tasks, "fcntl", None)
+    first = write_task(tmp_path, _versions()[0])
+    second = write_task(tmp_path, _versions()[1])
+    assert not first.exists() and second.parent.parent.name == "normal"
+    assert to_dict(read_task(second.parent))["category"] == "coding-v2"

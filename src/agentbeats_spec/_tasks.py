@@ -267,6 +267,9 @@ class _TaskLock:
 
     @contextlib.contextmanager
     def run(self) -> Iterator[None]:
+        if fcntl is None:  # no flock, and a folder cannot be opened there either
+            yield
+            return
         descriptor = os.open(self.root, os.O_RDONLY)
         try:
             _flock(descriptor, blocking=True)
@@ -275,6 +278,10 @@ class _TaskLock:
             os.close(descriptor)
 
     def __enter__(self) -> _TaskLock:
+        if fcntl is None:
+            self.folder = _existing(self.details, self.name) or self.folder
+            self.folder.mkdir(parents=True, exist_ok=True)
+            return self
         while True:
             with self.run():
                 folder = _existing(self.details, self.name)
@@ -309,7 +316,8 @@ class _TaskLock:
         return True
 
     def __exit__(self, *exc_info: object) -> None:
-        os.close(self._descriptor)
+        if self._descriptor >= 0:
+            os.close(self._descriptor)
 
 
 def _flock(descriptor: int, *, blocking: bool) -> bool:
