@@ -20,6 +20,12 @@ KIND_NAMES = [
     "agentcompass-attempt",
     "agentcompass-task-detail",
     "agentcompass-retry",
+    "agentcompass-run-info",
+    "agentcompass-params",
+    "agentcompass-metrics",
+    "agentcompass-analysis-summary",
+    "agentcompass-progress",
+    "agentcompass-progress-events",
     "actf-trajectory",
 ]
 
@@ -53,7 +59,7 @@ def test_unknown_kind_names_raise_the_package_error() -> None:
         validate("{}", kind="agentcompass-run")
     assert isinstance(info.value, SpecError) and "agentcompass-task" in str(info.value)
     with pytest.raises(UnknownKind):
-        schema("agentcompass-task", "agentcompass.task.v2")
+        schema("agentcompass-task", "agentcompass.task.v1")
 
 
 def test_validate_takes_a_path_text_bytes_or_mapping() -> None:

@@ -34,7 +34,11 @@ def tree(tmp_path: Path) -> Path:
 def test_units_are_task_folders_and_loose_files(tree: Path) -> None:
     found = units(str(tree))
     assert len([unit for unit in found if "/details/" in unit]) == 6
-    assert [unit for unit in found if "/details/" not in unit] == [str(tree / "loose" / "trajectory.json")]
+    run_files = ("metrics.json", "params.json", "progress.json", "progress.jsonl", "run_info.json")
+    assert [unit for unit in found if "/details/" not in unit and not unit.endswith(run_files)] == [
+        str(tree / "loose" / "trajectory.json")
+    ]
+    assert len([unit for unit in found if unit.endswith(run_files)]) == 3 * len(run_files)
 
 
 def test_dask_with_processes_finds_what_the_local_walk_finds(tree: Path) -> None:

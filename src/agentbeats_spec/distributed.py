@@ -28,7 +28,7 @@ from ._limits import Limits, using
 __all__ = ["check_unit", "units", "validate_with_dask"]
 
 _STATES = ("running", "normal", "error", "fatal")
-_ARTIFACT_SUFFIXES = (".json", ".toml")
+_ARTIFACT_SUFFIXES = (".json", ".toml", ".jsonl")
 
 
 def _filesystem(url: str, storage_options: Mapping[str, Any] | None) -> tuple[Any, str]:
