@@ -104,3 +104,19 @@ class InvalidDocument(SpecError, ValueError):
         shown = "\n".join(f"  {issue}" for issue in errors[:10])
         more = f"\n  ... and {len(errors) - 10} more" if len(errors) > 10 else ""
         super().__init__(f"{len(errors)} error(s):\n{shown}{more}")
+
+
+class UnconvertibleAttempt(InvalidDocument):
+    """A v2 attempt that AgentCompass 1.0.1 cannot convert, so it refuses to read the task.
+
+    ``attempt`` is the attempt number, ``reason`` says why; ``issues`` holds every issue of the task.
+    """
+
+    def __init__(self, attempt: str, reason: str, issues: Sequence[Issue]) -> None:
+        self.attempt = attempt
+        self.reason = reason
+        super().__init__(issues)
+        self.args = (f"attempt {attempt} cannot be converted from agentcompass.task.v2: {reason}",)
+
+    def __str__(self) -> str:
+        return str(self.args[0])

@@ -15,7 +15,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ._issues import InvalidDocument, Issue
 from ._redact import mask_text
 
 TASK_V2 = "agentcompass.task.v2"
@@ -24,22 +23,6 @@ QUIET_STATUSES = ("completed", "skipped", "cancelled", "interrupted")
 SCORE_KEYS = ("score", "grading", "race", "fact")
 ATTEMPT_FIELDS = ("status", "metrics", "final_answer", "trajectory", "issues", "artifacts", "analysis_result", "meta")
 _SECRET_VARIABLE = re.compile(r"API_?KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
-
-
-class UnconvertibleAttempt(InvalidDocument):
-    """A v2 attempt that AgentCompass 1.0.1 cannot convert, so it refuses to read the task.
-
-    ``attempt`` is the attempt number, ``reason`` says why; ``issues`` holds every issue of the task.
-    """
-
-    def __init__(self, attempt: str, reason: str, issues: list[Issue]) -> None:
-        self.attempt = attempt
-        self.reason = reason
-        super().__init__(issues)
-        self.args = (f"attempt {attempt} cannot be converted from agentcompass.task.v2: {reason}",)
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 def _issue(severity: str, phase: str, code: str, message: str) -> dict[str, str]:

@@ -9,13 +9,16 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 from urllib.parse import quote as quote_uri
 
 from ._codes import describe
 from ._core import Report
 from ._issues import Issue
 from ._version import __version__
+
+if TYPE_CHECKING:
+    from ._migrate import Migration
 
 CONTEXT_WIDTH = 100
 
@@ -258,3 +261,16 @@ def _uri(file: str | None, base: Path | None) -> str:
     except ValueError:
         return path.resolve().as_uri()
     return quote_uri(relative.as_posix())
+
+
+def migration(done: Migration, out: TextIO) -> None:
+    """What ``migrate`` did: a line per task converted or refused, then the counts."""
+    would = "would convert" if done.dry_run else "converted"
+    for old, new in done.converted:
+        out.write(f"{would:<13}  {old.as_posix()} -> {new.as_posix()}\n")
+    for refused in done.refused:
+        out.write(f"{'refused':<13}  {refused.task.as_posix()}: {refused.reason}\n")
+    where = "(dry run, nothing written)" if done.dry_run else f"in {done.run}"
+    out.write(
+        f"{len(done.converted)} converted, {len(done.already_v3)} already v3, {len(done.refused)} refused {where}\n"
+    )

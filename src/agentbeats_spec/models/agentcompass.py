@@ -121,7 +121,7 @@ class ArtifactEntry:
 
     source: str = attrs.field(repr=short_repr)
     destination: str = attrs.field(repr=short_repr)
-    status: Literal["pending", "collected", "missing", "excluded"]
+    status: Literal["pending", "collecting", "collected", "missing", "excluded", "failed", "cancelled", "not_collected"]
     kind: Literal["file", "directory"] | Absent = attrs.field(default=ABSENT)
     unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")

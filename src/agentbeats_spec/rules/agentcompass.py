@@ -118,7 +118,7 @@ def legacy_result(data: Any) -> Iterator[Finding]:
             "/error" if "error" in data else "/status",
             "legacy.unclassifiable",
             f"AgentCompass 1.0.1 cannot convert this v2 attempt: {reason}. It refuses to read the whole task "
-            "(\"re-execution is required\"); `agentbeats-spec migrate` leaves the task as it is",
+            '("re-execution is required"); `agentbeats-spec migrate` leaves the task as it is',
         )
 
 
@@ -176,9 +176,7 @@ def metrics(data: Any) -> Iterator[Finding]:
                         yield from _series_counts(part.get("counts"), join(pointer, group, name, "counts"))
     if len(headlines) != 1:
         found = ", ".join(sorted(headlines)) or "none"
-        yield Finding(
-            "/series", "rule.headline", f"a metric report has exactly one headline metric; found {found}"
-        )
+        yield Finding("/series", "rule.headline", f"a metric report has exactly one headline metric; found {found}")
 
 
 def _series_counts(counts: Any, pointer: str) -> Iterator[Finding]:
