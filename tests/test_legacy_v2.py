@@ -14,16 +14,21 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from agentbeats_spec import UnconvertibleAttempt, migrate_run, read_task, to_dict, validate
+from agentbeats_spec import UnconvertibleAttempt, _legacy, migrate_run, read_task, to_dict, validate
 from agentbeats_spec import _migrate as migrate_module
+from agentbeats_spec._core import examine_source
+from agentbeats_spec._kinds import KINDS, pinned
 from agentbeats_spec.cli import main
 from agentbeats_spec.layouts.agentcompass import task_folder_name
 
 from .agentcompass_writer import released, run_files
-from .conftest import TASK_DIR
+from .conftest import TASK_DIR, text
 
 V2 = "agentcompass.task.v2"
+V2_ATTEMPT = pinned(KINDS["agentcompass-attempt"], V2)  # as the layout checks an attempt of a v2 task
 
 
 @pytest.fixture(scope="module")
@@ -400,3 +405,72 @@ def test_the_command_needs_a_destination_and_exits_1_when_a_task_is_refused(
 def test_migrate_refuses_a_folder_that_is_no_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["migrate", str(tmp_path), "--in-place"]) == 2
     assert "is not an AgentCompass run folder" in capsys.readouterr().err
+
+
+STATUSES = ["completed", "skipped", "cancelled", "interrupted", "run_error", "eval_error", "run_error_or_eval_error"]
+
+
+def entries(statuses: list[str]) -> st.SearchStrategy[list[dict[str, str]]]:
+    entry = st.fixed_dictionaries(
+        {"source": st.just("/w/f"), "destination": st.sampled_from(["a", "b/c"]), "kind": st.just("file"),
+         "status": st.sampled_from(statuses)}
+    )  # fmt: skip
+    return st.lists(entry, max_size=2, unique_by=lambda item: item["destination"])
+
+
+# A complete manifest holds only settled entries; an incomplete one may hold a failed transfer.
+MANIFEST = st.one_of(
+    st.fixed_dictionaries({"schema_version": st.just(1), "directory": st.just("details/t--0/attempt-1/artifacts"),
+                           "complete": st.just(True), "entries": entries(["collected", "missing"])}),
+    st.fixed_dictionaries({"schema_version": st.just(1), "directory": st.just("details/t--0/attempt-1/artifacts"),
+                           "complete": st.just(False),
+                           "entries": entries(["collected", "missing", "failed", "cancelled", "not_collected"])}),
+)  # fmt: skip
+SCORING = st.dictionaries(
+    st.sampled_from(["error", "correct", "score", "grading", "note"]),
+    st.one_of(st.booleans(), st.sampled_from(["", "timeout", None]), st.floats(0, 1)),
+    max_size=4,
+)
+V2_PAYLOADS = st.builds(
+    lambda status, error, manifest, diagnostics, scoring, harness: {
+        **payload(status=status, meta={"benchmark": {"scoring": scoring}, "harness": harness}),
+        **({"error": error} if error is not None else {}),
+        "artifacts": {
+            **({"declared_artifacts": manifest} if manifest else {}),
+            **({"execution_diagnostics": diagnostics} if diagnostics is not None else {}),
+        },
+    },
+    st.sampled_from(STATUSES),
+    st.one_of(st.none(), st.sampled_from(["", "boom", "token=abc123 failed", 0, 1, ["x"]])),
+    st.one_of(st.none(), MANIFEST),
+    st.one_of(st.none(), st.sampled_from(["", "earlier trace"])),
+    SCORING,
+    st.one_of(st.none(), st.just({}), st.just({"telemetry": {"turns": 3, "empty": {}, "none": None}})),
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=V2_PAYLOADS)
+def test_random_v2_attempts_convert_as_the_released_reader_converts_them(
+    reader: ModuleType, data: dict[str, Any]
+) -> None:
+    from agentcompass.runtime.results.detail import build_detail_record
+    from agentcompass.runtime.results.legacy import convert_legacy_attempt
+
+    attempt = {key: value for key, value in data.items() if key != "retry_count"}
+    try:
+        converted = convert_legacy_attempt(copy.deepcopy(attempt))
+        task = {"task_id": "t", "category": None, "ground_truth": None, "attempt_plan": {"k": 1, "strategy": "avg"},
+                "attempts": {"1": converted}, "retry_counts": {}, "retry_count": 0}  # fmt: skip
+        theirs: Any = build_detail_record(task, strict=True)["attempts"]["1"]
+    except ValueError as error:
+        theirs = type(error).__name__
+    found = examine_source(text(data), V2_ATTEMPT).issues
+    errors = [(issue.code, issue.pointer) for issue in found if issue.severity == "error"]
+    if isinstance(theirs, str):
+        assert errors, theirs
+        if theirs == "LegacyClassificationUnknown":
+            assert ("legacy.unclassifiable", "/error" if "error" in data else "/status") in errors
+        return
+    assert errors == []
+    assert _legacy.convert(attempt) == theirs
