@@ -61,3 +61,13 @@ def test_a_remote_filesystem_is_read_through_fsspec(tree: Path) -> None:
     )
     clean = next(unit for unit in found if "/details/running/" in unit)
     assert check_unit(clean) == []
+
+
+def test_run_level_files_read_remotely_are_checked_as_their_kind(tree: Path) -> None:
+    memory = fsspec.filesystem("memory")
+    memory.put(str(tree / "run2"), "/bucket/run2", recursive=True)
+    found = [unit for unit in units("memory:///bucket/run2") if "/details/" not in unit]
+    assert sorted(unit.rsplit("/", 1)[1] for unit in found) == [
+        "metrics.json", "params.json", "progress.json", "progress.jsonl", "run_info.json"
+    ]  # fmt: skip
+    assert [issue for unit in found for issue in check_unit(unit)] == []

@@ -402,6 +402,25 @@ def test_the_command_needs_a_destination_and_exits_1_when_a_task_is_refused(
     assert capsys.readouterr().out.splitlines()[-1].startswith("0 converted, 4 already v3, 1 refused")
 
 
+def test_a_v2_attempt_named_alone_is_checked_as_its_task_says(run: Path) -> None:
+    attempt = task_json(run, "unclassifiable #5").parent / "attempt-2" / "result.json"
+    assert [(i.code, i.pointer, i.line) for i in validate(attempt)] == [("legacy.unclassifiable", "/error", 25)]
+    clean = task_json(run, "transfer #2").parent / "attempt-1" / "result.json"
+    assert validate(clean) == []  # its error member is the v2 shape, not an error
+
+
+def test_a_v2_folder_not_named_as_agentcompass_names_it_is_refused(reader: ModuleType, run: Path) -> None:
+    folder = task_json(run, "judge #3").parent
+    renamed = folder.with_name("judge--" + folder.name.split("--")[1])
+    folder.rename(renamed)
+    assert isinstance(read_or_refusal(reader, renamed / "task.json"), str)  # the reader refuses it too
+    before = files(renamed)
+    done = migrate_run(run, in_place=True)
+    assert [r.task.name for r in done.refused] == [renamed.name, task_folder_name("unclassifiable #5")]
+    assert "rename it first" in done.refused[0].reason
+    assert files(renamed) == before
+
+
 def test_migrate_refuses_a_folder_that_is_no_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["migrate", str(tmp_path), "--in-place"]) == 2
     assert "is not an AgentCompass run folder" in capsys.readouterr().err

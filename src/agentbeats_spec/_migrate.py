@@ -127,15 +127,23 @@ def _survey(run: Path) -> list[_Task]:
     return found
 
 
-def _version(index: Path) -> str | None:
+def _member(index: Path, name: str) -> str | None:
     import json
 
     try:
         data = json.loads(index.read_bytes())
     except (OSError, ValueError):
         return None
-    version = data.get("schema_version") if isinstance(data, dict) else None
-    return version if isinstance(version, str) else None
+    value = data.get(name) if isinstance(data, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _version(index: Path) -> str | None:
+    return _member(index, "schema_version")
+
+
+def _task_id(index: Path) -> str | None:
+    return _member(index, "task_id")
 
 
 def _convert(run: Path, task: Path, version: str | None) -> _Task:
@@ -145,6 +153,14 @@ def _convert(run: Path, task: Path, version: str | None) -> _Task:
     relative = task.relative_to(run)
     if version != layout.LEGACY_TASK:
         return _Task(relative, version)
+    task_id = _task_id(task / "task.json")
+    if task_id is not None and task.name != layout.task_folder_name(task_id):
+        return _Task(
+            relative,
+            version,
+            reason=f"the folder is not named as AgentCompass names task {task_id!r} "
+            f"({layout.task_folder_name(task_id)}), so AgentCompass 1.0.1 refuses to read it; rename it first",
+        )
     try:
         record = _tasks.read_task(task)
     except UnconvertibleAttempt as error:
