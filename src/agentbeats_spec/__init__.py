@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._api import dump, dumps, from_dict, kinds, load, loads, redact, scan, schema, to_dict, validate
-from ._issues import InvalidDocument, Issue, SpecError, UnconvertibleAttempt, UnknownKind
+from ._issues import InvalidDocument, Issue, SpecError, UnconvertibleAttempt, UnknownKind, WriteError
 from ._kinds import Kind
 from ._limits import Limits
 from ._version import __version__
@@ -45,6 +45,7 @@ __all__ = [
     "SpecError",
     "UnconvertibleAttempt",
     "UnknownKind",
+    "WriteError",
     "__version__",
     "dump",
     "dumps",
