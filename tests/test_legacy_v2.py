@@ -421,6 +421,32 @@ def test_a_v2_folder_not_named_as_agentcompass_names_it_is_refused(reader: Modul
     assert files(renamed) == before
 
 
+def test_unfinished_and_retired_tasks_are_refused_with_their_reason(run: Path) -> None:
+    unfinished = run / "details" / task_folder_name("unfinished #6")
+    write(unfinished / "task.json", {"schema_version": V2, "task_id": "unfinished #6", "attempts": {"1": "attempt-1"}})
+    write(unfinished / "attempt-1" / "result.json", payload())
+    retired = run / "details" / task_folder_name("retired #7")
+    write(retired / "task.json", {"schema_version": "agentcompass.task.v1", "task_id": "retired #7", "attempts": {}})
+    done = migrate_run(run, in_place=True)
+    reasons = {refused.task.name: refused.reason for refused in done.refused}
+    unfinished_reason = "the task has not finished: task.json has no category, ground_truth, attempt_plan"
+    assert unfinished_reason in reasons[unfinished.name]
+    assert reasons[retired.name] == "task.json has schema_version 'agentcompass.task.v1', which is not v2"
+    assert (unfinished / "task.json").is_file() and (retired / "task.json").is_file()
+
+
+def test_a_failed_copy_is_one_line_and_leaves_nothing(
+    run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def full(*args: Any, **kwargs: Any) -> None:
+        raise OSError(28, "No space left on device", str(tmp_path / "new"))
+
+    monkeypatch.setattr(migrate_module.shutil, "copytree", full)
+    assert main(["migrate", str(run), "-o", str(tmp_path / "new")]) == 2
+    assert capsys.readouterr().err.strip().endswith(f"cannot write {tmp_path / 'new'}: No space left on device")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["run"]
+
+
 def test_migrate_refuses_a_folder_that_is_no_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["migrate", str(tmp_path), "--in-place"]) == 2
     assert "is not an AgentCompass run folder" in capsys.readouterr().err

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import attrs
 
-from ._issues import InvalidDocument, SpecError, UnconvertibleAttempt
+from ._issues import InvalidDocument, SpecError, UnconvertibleAttempt, WriteError
 from .layouts import agentcompass as layout
 from .layouts._fs import is_file, is_folder
 
@@ -97,10 +97,15 @@ def migrate_run(
     tasks = _survey(source)
     if dry_run:
         return _report(destination, tasks, dry_run=True)
-    if output is not None:
-        _copy_then_migrate(source, destination, tasks)
-    else:
-        _migrate_tasks(source, tasks)
+    try:
+        if output is not None:
+            _copy_then_migrate(source, destination, tasks)
+        else:
+            _migrate_tasks(source, tasks)
+    except WriteError:
+        raise
+    except OSError as error:  # a full disk, a read-only folder: said in one line, the run as it was or resumable
+        raise WriteError.of(error.filename or destination, error) from None
     return _report(destination, tasks)
 
 
