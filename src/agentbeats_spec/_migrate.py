@@ -94,7 +94,10 @@ def migrate_run(
                 "on it to finish it first"
             )
         _recover(source, source / STAGING)
-    tasks = _survey(source)
+    try:
+        tasks = _survey(source)
+    except OSError as error:
+        raise SpecError(f"cannot read {error.filename or source}: {error.strerror or error}") from None
     if dry_run:
         return _report(destination, tasks, dry_run=True)
     try:
