@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ._secrets import normalized
@@ -69,12 +70,14 @@ def persisted(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def shaped(record: dict[str, Any]) -> dict[str, Any]:
-    """The record builder's normalizations of a schema-valid task detail record."""
+    """The record builder's normalizations of a task detail record (of its schema-valid parts: what is not is
+    left as it is, for the validation that follows to report)."""
     data = {name: record[name] for name in _RECORD_ORDER}
     if data["category"] == "":
         data["category"] = None
     plan = data["attempt_plan"]
-    data["attempt_plan"] = {"k": plan["k"], "strategy": plan["strategy"].strip().lower()}
+    if isinstance(plan, dict) and set(plan) == {"k", "strategy"} and isinstance(plan["strategy"], str):
+        data["attempt_plan"] = {"k": plan["k"], "strategy": plan["strategy"].strip().lower()}
     counts = data["retry_counts"]
     data["retry_counts"] = {key: counts[key] for key in sorted(counts, key=int) if counts[key]}
     attempts = data["attempts"]
@@ -83,17 +86,30 @@ def shaped(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def _attempt(payload: dict[str, Any]) -> dict[str, Any]:
-    result = {name: payload[name] for name in _ATTEMPT_ORDER}
-    result["status"] = result["status"].strip()
+    result = {name: payload[name] for name in _ATTEMPT_ORDER if name in payload}
+    result.update({name: value for name, value in payload.items() if name not in result})
+    if isinstance(result.get("status"), str):
+        result["status"] = result["status"].strip()
     for name in _OBJECTS:
-        if _empty(result[name]):
+        if name in result and _empty(result[name]):
             result[name] = {}
-    result["issues"] = [
-        {**{name: issue[name] for name in _ISSUE_ORDER}, "message": mask_diagnostics(issue["message"])}
-        for issue in result["issues"]
-    ]
-    meta = payload["meta"]
-    result["meta"] = {name: _sparse(meta.get(name) or {}) for name in ("benchmark", "harness")}
+    if isinstance(result.get("issues"), list):
+        result["issues"] = [_issue(issue) if isinstance(issue, dict) else issue for issue in result["issues"]]
+    meta = payload.get("meta")
+    if isinstance(meta, dict) and set(meta) <= {"benchmark", "harness"}:
+        result["meta"] = {
+            name: _sparse(meta[name]) if isinstance(meta.get(name), dict) else meta.get(name) or {}
+            for name in ("benchmark", "harness")
+        }
+    return result
+
+
+def _issue(issue: dict[str, Any]) -> dict[str, Any]:
+    """An issue as the writer builds it: its members in order, its message masked."""
+    result = {name: issue[name] for name in _ISSUE_ORDER if name in issue}
+    result.update({name: value for name, value in issue.items() if name not in result})
+    if isinstance(result.get("message"), str):
+        result["message"] = mask_diagnostics(result["message"])
     return result
 
 
@@ -157,12 +173,17 @@ def _masked(value: Any) -> Any:
     return PLACEHOLDER
 
 
-def mask_diagnostics(text: str) -> str:
-    """The writer's masking of free text: the values of this process's credential-named environment variables
-    (eight characters or more), then bearer tokens, ``key=value`` secrets, URL passwords and ``sk-`` keys."""
-    for name, secret in os.environ.items():
+def mask_diagnostics(text: str, environ: Mapping[str, str] | None = None) -> str:
+    """The writer's masking of free text: the values of the credential-named environment variables of this process
+    (or ``environ``), eight characters or more, then the credential shapes of :func:`mask_text`."""
+    for name, secret in (os.environ if environ is None else environ).items():
         if len(secret) >= 8 and _ENVIRONMENT_SECRET.search(name):
             text = text.replace(secret, PLACEHOLDER)
+    return mask_text(text)
+
+
+def mask_text(text: str) -> str:
+    """Bearer tokens, ``key=value`` secrets, URL passwords and ``sk-`` keys masked, in the writer's order."""
     for pattern, replacement in _IN_TEXT:
         text = pattern.sub(replacement, text)
     return text
