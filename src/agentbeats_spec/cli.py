@@ -327,7 +327,7 @@ def _redact(arguments: argparse.Namespace) -> int:
         raise SpecError(f"{path}: {problem.message}")
     from . import _redact, _write
 
-    content, note = _redact.redact_file(path, raw, _allow_list(arguments.allow_list))
+    content, note, kept = _redact.redact_file(path, raw, _allow_list(arguments.allow_list))
     if note is not None:
         print(f"agentbeats-spec: warning: {note}", file=sys.stderr)
     if arguments.in_place or arguments.output:
@@ -336,7 +336,8 @@ def _redact(arguments: argparse.Namespace) -> int:
         sys.stdout.flush()
         sys.stdout.buffer.write(content)
         sys.stdout.buffer.flush()
-    return EXIT_VALID
+    # Written, but not fit to share as it is: a script must not go on as if it were.
+    return EXIT_INVALID if kept else EXIT_VALID
 
 
 def _check_l1(arguments: argparse.Namespace) -> int:
