@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import _kinds
-
-if TYPE_CHECKING:
-    from concurrent.futures import Executor
-from .._core import Collector, Report, examine_file, scan_file
+from .._core import Collector, Report, examine_file, may_be_artifact, scan_file
 from ._fs import entries, is_folder
+from ._units import LOCAL, Tree, Walk, assemble, run_here
 
 
 def layouts() -> tuple[Any, ...]:
@@ -34,40 +32,25 @@ def check_paths(
     progress: Callable[[int], None] | None = None,
     jobs: int = 1,
 ) -> Report:
-    """Check files and folders; with ``jobs`` > 1, task folders are checked in that many worker processes."""
-    with _Pool(jobs) as pool:
-        collector = Collector(progress=progress, pool=pool if jobs > 1 else None)
-        for path in paths:
-            if is_folder(path):
-                check_folder(path, kind, collector, path)
-            else:
-                collector.add(examine_file(path, kind, explicit=True))
-        return collector.report()
+    """Check files and folders; with ``jobs`` > 1, their units are checked in that many worker processes."""
+    walk = plan(paths, kind)
+    return assemble(walk, run_here(walk.units, jobs), progress)
 
 
-class _Pool:
-    """A process pool started on the first unit sent to it: checking one file starts no process."""
+def plan(paths: Iterable[Path], kind: _kinds.Kind | None = None, tree: Tree = LOCAL) -> Walk:
+    """The units of the paths, in order, and what their listing alone shows; no file is read."""
+    walk = Walk(tree)
+    for path in paths:
+        if tree.is_folder(path):
+            plan_folder(path, kind, walk, path)
+        else:
+            walk.defer(file_unit, path, kind.name if kind else None, True)
+    return walk
 
-    def __init__(self, jobs: int) -> None:
-        self.jobs = jobs
-        self.pool: Executor | None = None
 
-    def __enter__(self) -> _Pool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.pool is not None:
-            self.pool.shutdown()
-
-    def submit(self, *arguments: Any) -> Any:
-        if self.pool is None:
-            import multiprocessing  # only with workers: a one-file check does not pay for the import
-            from concurrent.futures import ProcessPoolExecutor
-
-            # fork starts workers in milliseconds, with the schemas already loaded; spawn where there is no fork
-            method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-            self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context(method))
-        return self.pool.submit(*arguments)
+def file_unit(collector: Collector, path: Path, kind: str | None, explicit: bool = False) -> None:
+    """One artifact file on its own (named, or met in a folder that is no layout)."""
+    collector.add(examine_file(path, _kinds.get(kind) if kind else None, explicit=explicit))
 
 
 def scan_paths(paths: Iterable[Path], progress: Callable[[int], None] | None = None) -> Report:
@@ -103,15 +86,20 @@ def check_repository(folder: Path) -> Report:
     return collector.report()
 
 
-def check_folder(folder: Path, kind: _kinds.Kind | None, collector: Collector, root: Path) -> None:
+def plan_folder(folder: Path, kind: _kinds.Kind | None, walk: Walk, root: Path) -> None:
     if kind is None:
-        matched = [layout for layout in layouts() if layout.detect(folder)]
+        matched = [layout for layout in layouts() if layout.detect(folder, walk.tree)]
         if matched:
             for layout in matched:
-                layout.check(folder, collector, others=[other for other in matched if other is not layout])
+                layout.plan(folder, walk, others=[other for other in matched if other is not layout])
             return
-    for entry in entries(folder, collector, root):
+    for entry in walk.entries(folder, root):
         if entry.is_folder:
-            check_folder(entry.path, kind, collector, root)
-        elif kind is None or entry.path.suffix == "." + kind.syntax:
-            collector.add(examine_file(entry.path, kind, explicit=False))
+            plan_folder(entry.path, kind, walk, root)
+        elif kind is not None:
+            if entry.path.suffix == "." + kind.syntax:
+                walk.defer(file_unit, entry.path, kind.name)
+        elif may_be_artifact(entry.path, None):
+            walk.defer(file_unit, entry.path, None)
+        else:
+            walk.skip()

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 import attrs
 
-from .._core import Collector
+from .._issues import Severity
 
 EntryType = Literal["file", "folder"]
+
+
+class Reporter(Protocol):
+    """Where issues about whole files and folders go: a unit's collector, or the walk that plans units."""
+
+    def about(self, path: Path, code: str, message: str, severity: Severity = "error") -> None: ...
 
 
 @attrs.frozen
@@ -24,7 +30,7 @@ class Entry:
         return self.type == "folder"
 
 
-def entries(folder: Path, collector: Collector, root: Path) -> list[Entry]:
+def entries(folder: Path, collector: Reporter, root: Path) -> list[Entry]:
     """The files and folders in ``folder``, sorted by name.
 
     Symbolic links are reported (an error when they lead outside ``root``) and left out; so are FIFOs,
@@ -52,7 +58,7 @@ def entries(folder: Path, collector: Collector, root: Path) -> list[Entry]:
     return listed
 
 
-def report_link(path: Path, collector: Collector, root: Path) -> None:
+def report_link(path: Path, collector: Reporter, root: Path) -> None:
     try:
         target = os.readlink(path)
     except OSError:

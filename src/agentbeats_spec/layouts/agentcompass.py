@@ -21,7 +21,8 @@ from .._issues import Anchor, Finding
 from .._pointers import join
 from .._text import quote
 from ..rules.abv3 import inside_root
-from ._fs import Entry, entries, is_file, is_folder, is_inside
+from ._fs import Entry, Reporter, entries, is_file, is_inside
+from ._units import LOCAL, Tree, Walk
 
 STATES = ("running", "normal", "error", "fatal")
 FINAL_STATES = ("normal", "error", "fatal")
@@ -47,28 +48,27 @@ def task_folder_name(task_id: str) -> str:
     return f"{readable_name(task_id)}--{hashlib.sha256(task_id.encode('utf-8')).hexdigest()}"
 
 
-def detect(folder: Path) -> bool:
+def detect(folder: Path, tree: Tree = LOCAL) -> bool:
     return (
-        is_folder(folder / "details")
-        or (folder.name == "details" and _looks_like_details(folder))
-        or is_file(folder / "task.json")
+        tree.is_folder(folder / "details")
+        or (folder.name == "details" and _looks_like_details(folder, tree))
+        or tree.is_file(folder / "task.json")
     )
 
 
-def _looks_like_details(folder: Path) -> bool:
-    try:
-        return any(child.name in STATES or is_file(child / "task.json") for child in folder.iterdir())
-    except OSError:
-        return False
+def _looks_like_details(folder: Path, tree: Tree) -> bool:
+    return any(name in STATES or tree.is_file(folder / name / "task.json") for name in tree.names(folder))
 
 
-def check(folder: Path, collector: Collector, others: list[Any] | None = None) -> None:
-    if is_folder(folder / "details"):
-        _check_details(folder / "details", folder, collector)
+def plan(folder: Path, walk: Walk, others: list[Any] | None = None) -> None:
+    """A run (or its ``details/``) is cut into task folders; a task folder named alone is one unit."""
+    if walk.is_folder(folder / "details"):
+        _plan_details(folder / "details", folder, walk)
     elif folder.name == "details":
-        _check_details(folder, folder.parent, collector)
+        _plan_details(folder, folder.parent, walk)
     else:
-        check_task(folder, collector)
+        state, root = _place_of(folder)
+        walk.defer(task_unit, folder, state, root)
 
 
 def _place_of(task: Path) -> tuple[str | None, Path | None]:
@@ -81,37 +81,39 @@ def _place_of(task: Path) -> tuple[str | None, Path | None]:
     return None, None
 
 
-def _check_details(details: Path, root: Path, collector: Collector) -> None:
+def _plan_details(details: Path, root: Path, walk: Walk) -> None:
     seen: dict[str, Path] = {}
-    for entry in entries(details, collector, root):
+    for entry in walk.entries(details, root):
         if not entry.is_folder:
-            collector.about(entry.path, "layout.unexpected-entry", "only state folders belong in details/", "warning")
+            walk.about(entry.path, "layout.unexpected-entry", "only state folders belong in details/", "warning")
         elif entry.name in STATES:
-            for task in entries(entry.path, collector, root):
+            for task in walk.entries(entry.path, root):
                 if not task.is_folder:
-                    _unexpected_file(task, collector, "a state folder holds task folders only")
+                    _unexpected_file(task, walk, "a state folder holds task folders only")
                     continue
                 if task.name in seen:
-                    collector.about(
+                    walk.about(
                         task.path,
                         "layout.duplicate-task",
-                        f"the same task also has the folder {seen[task.name]}; a task has exactly one result folder",
+                        f"the same task also has the folder {seen[task.name].relative_to(root).as_posix()}; "
+                        "a task has exactly one result folder",
                     )
                 seen[task.name] = task.path
-                collector.defer(task_unit, task.path, entry.name, root)
-        elif is_file(entry.path / "task.json"):
-            collector.about(
+                walk.defer(task_unit, task.path, entry.name, root)
+        elif walk.is_file(entry.path / "task.json"):
+            walk.about(
                 entry.path,
                 "layout.v2-layout",
                 "details/<task>/ is the agentcompass.task.v2 layout; v3 files tasks under details/<state>/",
                 "warning",
             )
             if entry.name in seen:
-                collector.about(entry.path, "layout.duplicate-task", f"the same task also has {seen[entry.name]}")
+                also = seen[entry.name].relative_to(root).as_posix()
+                walk.about(entry.path, "layout.duplicate-task", f"the same task also has the folder {also}")
             seen[entry.name] = entry.path
-            collector.defer(task_unit, entry.path, None, root)
+            walk.defer(task_unit, entry.path, None, root)
         else:
-            collector.about(
+            walk.about(
                 entry.path,
                 "layout.unknown-state",
                 f"{entry.name!r} is not a task state; expected one of {', '.join(STATES)}",
@@ -119,11 +121,11 @@ def _check_details(details: Path, root: Path, collector: Collector) -> None:
 
 
 def task_unit(collector: Collector, task: Path, state: str | None, root: Path | None) -> None:
-    """One task folder: the unit of work that runs in parallel (``--jobs``)."""
+    """One task folder where the walk found it: a unit (see ``_units``)."""
     _check_task(task, state, root, collector)
 
 
-def _unexpected_file(entry: Entry, collector: Collector, why: str) -> None:
+def _unexpected_file(entry: Entry, collector: Reporter, why: str) -> None:
     if _TEMPORARY.match(entry.name):
         collector.about(entry.path, "layout.temporary-file", "a temporary file left by an interrupted write", "warning")
     else:
