@@ -273,3 +273,38 @@ def test_a_local_tree_copied_into_a_new_place_gives_the_same_report(
     local = validate(run)
     assert "layout.duplicate-task" in {issue.code for issue in local}
     assert validate_with_dask(run, client=client) == local
+
+
+def test_a_relative_path_names_files_as_validate_does_wherever_workers_start(
+    client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Workers started in another folder (here: the session's) still read the client's relative path."""
+    monkeypatch.chdir(FIXTURES)
+    local = validate(Path("invalid"))
+    assert local and all(issue.file and issue.file.startswith("invalid/") for issue in local)
+    assert validate_with_dask("invalid", client=client) == local
+
+
+def test_dask_local_starts_a_cluster_of_jobs_processes_for_the_command(
+    trees: dict[str, Path], client: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--dask local asks for --jobs single-threaded worker processes (the session's cluster stands in for it)."""
+    asked: list[dict[str, Any]] = []
+
+    class SessionCluster:
+        def __init__(self, **options: Any) -> None:
+            asked.append(options)
+
+        def __enter__(self) -> Any:
+            return address(client)
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+    monkeypatch.setattr(distributed, "LocalCluster", SessionCluster)
+    tree = str(trees["invalid"])
+    assert main(["validate", "--format", "json", "--dask", "local", "--jobs", "3", tree]) == 1
+    clustered = capsys.readouterr().out
+    assert main(["validate", "--format", "json", tree]) == 1
+    assert clustered == capsys.readouterr().out
+    assert [(o["n_workers"], o["threads_per_worker"], o["processes"]) for o in asked] == [(3, 1, True)]

@@ -35,7 +35,11 @@ from .layouts._units import Listing, Unit, Walk, assemble, run_unit
 
 __all__ = ["validate_with_dask"]
 
-UNITS_PER_TASK = 8  # see docs/performance.md: enough work per task to keep the scheduler's share small
+# Batching units into Dask tasks (docs/performance.md, "Beyond one machine"): at most this many units per task
+# keeps a 100-worker cluster's scheduler under 5% busy, and at least this many tasks per worker thread keeps
+# the threads evenly loaded to the end.
+MAX_UNITS_PER_TASK = 150
+TASKS_PER_THREAD = 8
 
 
 def validate_with_dask(
@@ -53,8 +57,9 @@ def validate_with_dask(
     ``url`` is a local path or an fsspec URL (``s3://bucket/runs/``); ``storage_options`` open its filesystem
     (credentials, endpoint). The units run on ``client`` (a ``distributed.Client``) when given, else on Dask's
     default scheduler (the active client, if any), with ``compute`` passed to ``dask.compute``
-    (``scheduler="processes"``, say). ``npartitions`` sets the number of Dask tasks (default: one per
-    ``UNITS_PER_TASK`` units). Issues of remote files name them by URL.
+    (``scheduler="processes"``, say). ``npartitions`` sets the number of Dask tasks (default: at least
+    ``TASKS_PER_THREAD`` per worker thread, at most ``MAX_UNITS_PER_TASK`` units each). Issues of remote files
+    name them by URL.
     """
     with using(limits):
         return list(
@@ -91,7 +96,8 @@ def check_with_dask(
                  skipped=sum(w.skipped for w in walks))  # fmt: skip
     parts: list[Part] = []
     if work:
-        count = npartitions or math.ceil(len(work) / UNITS_PER_TASK)
+        threads = sum(client.nthreads().values()) if client is not None else os.cpu_count() or 1
+        count = npartitions or max(TASKS_PER_THREAD * threads, math.ceil(len(work) / MAX_UNITS_PER_TASK))
         bag = dask.bag.from_sequence(work, npartitions=max(1, min(count, len(work))))
         checked = bag.map(_check, limits=current(), allow=secrets_allow())
         if client is not None:
@@ -113,6 +119,8 @@ class _Source:
 
     root: Path
     filesystem: Any = None
+    # A relative local path names files from the client's folder; workers (on a shared filesystem) start elsewhere.
+    folder: Path = attrs.field(factory=Path.cwd)
 
     @classmethod
     def of(cls, url: str, storage_options: Mapping[str, Any] | None) -> _Source:
@@ -161,9 +169,18 @@ class _Source:
 def _check(item: tuple[_Source, Unit], limits: Limits, allow: Any) -> Part:
     """On a worker: one unit, in place or from a copy of its files."""
     source, unit = item
-    if source.filesystem is None:
+    if source.filesystem is not None:
+        return _check_copy(source, unit, limits, allow).with_paths(source.display)
+    if unit.path.is_absolute():
         return run_unit(unit, limits, allow)
-    return _check_copy(source, unit, limits, allow).with_paths(source.display)
+    placed = Unit(unit.check, source.folder / unit.path, tuple(
+        source.folder / argument if isinstance(argument, PurePath) and not argument.is_absolute() else argument
+        for argument in unit.arguments
+    ))  # fmt: skip
+    prefix = str(source.folder) + os.sep
+    return run_unit(placed, limits, allow).with_paths(
+        lambda name: name[len(prefix) :] if name.startswith(prefix) else name
+    )
 
 
 def _check_copy(source: _Source, unit: Unit, limits: Limits, allow: Any) -> Part:

@@ -1,7 +1,8 @@
 """Run-tree layouts: AgentCompass runs, ABB results and ABV3 repositories.
 
 A folder is checked as the layout it is (detected from what it holds); a folder that is no layout is
-walked, every artifact file in it checked on its own, and every layout below it checked as such.
+walked, every artifact file in it checked on its own, and every layout below it checked as such. Walking only
+reads names and cuts the tree into units; ``_units`` runs them and the rules that span them.
 """
 
 from __future__ import annotations
