@@ -49,6 +49,7 @@ def validate_with_dask(
     storage_options: Mapping[str, Any] | None = None,
     kind: str | None = None,
     limits: Limits | None = None,
+    follow_symlinks: bool = False,
     npartitions: int | None = None,
     **compute: Any,
 ) -> list[Issue]:
@@ -64,7 +65,7 @@ def validate_with_dask(
     with using(limits):
         return list(
             check_with_dask([str(url)], client=client, storage_options=storage_options, kind=kind,
-                            npartitions=npartitions, **compute).issues
+                            follow_symlinks=follow_symlinks, npartitions=npartitions, **compute).issues
         )  # fmt: skip
 
 
@@ -74,6 +75,7 @@ def check_with_dask(
     client: Any = None,
     storage_options: Mapping[str, Any] | None = None,
     kind: str | None = None,
+    follow_symlinks: bool = False,
     npartitions: int | None = None,
     progress: bool = False,
     **compute: Any,
@@ -89,7 +91,7 @@ def check_with_dask(
     work: list[tuple[_Source, Unit]] = []
     for url in urls:
         source = _Source.of(url, storage_options)
-        walk = plan([source.root], kind_, source.tree())
+        walk = plan([source.root], kind_, source.tree(), follow_symlinks=follow_symlinks)
         walks.append(walk.renamed(source.display))
         work.extend((source, unit) for unit in walk.units)
     whole = Walk(units=[unit for _, unit in work], issues=[i for w in walks for i in w.issues],
@@ -247,7 +249,13 @@ def _fetch(filesystem: Any, path: Path, local: Path, exclude: tuple[str, ...]) -
 
 
 def check_on_cluster(
-    scheduler: str, urls: Sequence[str], kind: str | None = None, *, workers: int = 1, progress: bool = False
+    scheduler: str,
+    urls: Sequence[str],
+    kind: str | None = None,
+    *,
+    workers: int = 1,
+    follow_symlinks: bool = False,
+    progress: bool = False,
 ) -> Report:
     """What ``validate --dask SCHEDULER`` reports: ``urls`` checked on the cluster at that address.
 
@@ -278,7 +286,7 @@ def check_on_cluster(
             except (OSError, TimeoutError, ValueError) as error:
                 raise SpecError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
         _require_workers(client)
-        return check_with_dask(urls, client=client, kind=kind, progress=progress)
+        return check_with_dask(urls, client=client, kind=kind, follow_symlinks=follow_symlinks, progress=progress)
 
 
 def _require_workers(client: Any) -> None:

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import _kinds
-from .._core import Collector, Report, examine_file, may_be_artifact, scan_file
-from ._fs import entries, is_folder
+from .._core import Collector, Report, examine_file, failing_on, may_be_artifact, scan_file
+from ._fs import Reporter, entries, is_folder, present
 from ._units import LOCAL, Tree, Walk, assemble, run_here
 
 
@@ -32,21 +32,41 @@ def check_paths(
     kind: _kinds.Kind | None = None,
     progress: Callable[[int], None] | None = None,
     jobs: int = 1,
+    follow_symlinks: bool = False,
 ) -> Report:
-    """Check files and folders; with ``jobs`` > 1, their units are checked in that many worker processes."""
-    walk = plan(paths, kind)
+    """Check files and folders; with ``jobs`` > 1, their units are checked in that many worker processes.
+
+    A symbolic link among ``paths`` is reported and not followed, as in a walk, unless ``follow_symlinks``.
+    """
+    walk = plan(paths, kind, follow_symlinks=follow_symlinks)
     return assemble(walk, run_here(walk.units, jobs), progress)
 
 
-def plan(paths: Iterable[Path], kind: _kinds.Kind | None = None, tree: Tree = LOCAL) -> Walk:
+def plan(
+    paths: Iterable[Path], kind: _kinds.Kind | None = None, tree: Tree = LOCAL, *, follow_symlinks: bool = False
+) -> Walk:
     """The units of the paths, in order, and what their listing alone shows; no file is read."""
     walk = Walk(tree)
     for path in paths:
-        if tree.is_folder(path):
+        if tree is LOCAL and not follow_symlinks and _named_link(path, walk):
+            continue
+        if tree.is_folder(path) or (tree is LOCAL and follow_symlinks and path.is_dir()):
             plan_folder(path, kind, walk, path)
         else:
             walk.defer(file_unit, path, kind.name if kind else None, True)
     return walk
+
+
+def _named_link(path: Path, reporter: Reporter) -> bool:
+    """Report a link named as a path to check: an error, since what it leads to is not checked."""
+    if not path.is_symlink():
+        return False
+    reporter.about(
+        path,
+        "security.symlink",
+        "symbolic link not followed, so nothing was checked (pass --follow-symlinks to check what it leads to)",
+    )
+    return True
 
 
 def file_unit(collector: Collector, path: Path, kind: str | None, explicit: bool = False) -> None:
@@ -54,11 +74,16 @@ def file_unit(collector: Collector, path: Path, kind: str | None, explicit: bool
     collector.add(examine_file(path, _kinds.get(kind) if kind else None, explicit=explicit))
 
 
-def scan_paths(paths: Iterable[Path], progress: Callable[[int], None] | None = None) -> Report:
-    """Every file below the paths searched for secrets (links are reported, never followed)."""
+def scan_paths(
+    paths: Iterable[Path], progress: Callable[[int], None] | None = None, follow_symlinks: bool = False
+) -> Report:
+    """Every file below the paths searched for secrets (links are reported, never followed, except links named
+    in ``paths`` with ``follow_symlinks``)."""
     collector = Collector(progress=progress)
     for path in paths:
-        if is_folder(path):
+        if not follow_symlinks and _named_link(path, collector):
+            continue
+        if is_folder(path) or (follow_symlinks and path.is_dir()):
             _scan_folder(path, collector, path)
         else:
             collector.add(scan_file(path), "scanned")
@@ -66,11 +91,14 @@ def scan_paths(paths: Iterable[Path], progress: Callable[[int], None] | None = N
 
 
 def _scan_folder(folder: Path, collector: Collector, root: Path) -> None:
-    for entry in entries(folder, collector, root):
-        if entry.is_folder:
-            _scan_folder(entry.path, collector, root)
-        else:
-            collector.add(scan_file(entry.path), "scanned")
+    # A stack, not recursion: a tree may be nested deeper than Python's call stack (PATH_MAX allows 2,000 levels).
+    stack = [folder]
+    while stack:
+        listing = entries(stack.pop(), collector, root)
+        for entry in listing:
+            if not entry.is_folder:
+                collector.add(scan_file(entry.path), "scanned")
+        stack.extend(entry.path for entry in reversed(listing) if entry.is_folder)
 
 
 def check_repository(folder: Path) -> Report:
@@ -78,29 +106,34 @@ def check_repository(folder: Path) -> Report:
     from . import abb, abv3
 
     collector = Collector()
-    if abv3.detect(folder):
-        abv3.check(folder, collector, others=[abb] if abb.detect(folder) else [])
-    else:
-        collector.about(
-            folder / "agentbeats.toml", "layout.missing-file", "an ABV3 repository has agentbeats.toml at its root"
-        )
+    description = folder / "agentbeats.toml"
+    if present(description, "file", collector, description, "an ABV3 repository has agentbeats.toml at its root"):
+        with failing_on(str(folder)):
+            abv3.check(folder, collector, others=[abb] if abb.detect(folder) else [])
     return collector.report()
 
 
 def plan_folder(folder: Path, kind: _kinds.Kind | None, walk: Walk, root: Path) -> None:
-    if kind is None:
-        matched = [layout for layout in layouts() if layout.detect(folder, walk.tree)]
-        if matched:
-            for layout in matched:
-                layout.plan(folder, walk, others=[other for other in matched if other is not layout])
-            return
-    for entry in walk.entries(folder, root):
-        if entry.is_folder:
-            plan_folder(entry.path, kind, walk, root)
-        elif kind is not None:
-            if entry.path.suffix == "." + kind.syntax:
-                walk.defer(file_unit, entry.path, kind.name)
-        elif may_be_artifact(entry.path, None):
-            walk.defer(file_unit, entry.path, None)
-        else:
-            walk.skip()
+    # A stack, not recursion: a tree may be nested deeper than Python's call stack (PATH_MAX allows 2,000 levels).
+    stack = [folder]
+    while stack:
+        current = stack.pop()
+        if kind is None:
+            matched = [layout for layout in layouts() if layout.detect(current, walk.tree)]
+            if matched:
+                with failing_on(str(current)):
+                    for layout in matched:
+                        layout.plan(current, walk, others=[other for other in matched if other is not layout])
+                continue
+        listing = walk.entries(current, root)
+        for entry in listing:
+            if entry.is_folder:
+                continue
+            if kind is not None:
+                if entry.path.suffix == "." + kind.syntax:
+                    walk.defer(file_unit, entry.path, kind.name)
+            elif may_be_artifact(entry.path, None):
+                walk.defer(file_unit, entry.path, None)
+            else:
+                walk.skip()
+        stack.extend(entry.path for entry in reversed(listing) if entry.is_folder)

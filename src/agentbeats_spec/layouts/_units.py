@@ -23,10 +23,10 @@ from typing import Any, Protocol
 
 import attrs
 
-from .._core import Collector, Part, Report
+from .._core import Collector, Part, Report, failing_on
 from .._issues import Fact, Issue, Severity
 from .._limits import Limits, current, scanning, secrets_allow, using
-from ._fs import Entry, Reporter, entries, is_file, is_folder
+from ._fs import Entry, EntryType, Reporter, entries, exists, is_file, is_folder, present
 
 
 class Tree(Protocol):
@@ -39,6 +39,12 @@ class Tree(Protocol):
     def is_file(self, path: Path) -> bool: ...
 
     def is_folder(self, path: Path) -> bool: ...
+
+    def exists(self, path: Path) -> bool: ...
+
+    def present(
+        self, path: Path, want: EntryType, reporter: Reporter, at: Path, message: str, severity: Severity = "error"
+    ) -> bool: ...
 
 
 class LocalTree:
@@ -58,6 +64,14 @@ class LocalTree:
 
     def is_folder(self, path: Path) -> bool:
         return is_folder(path)
+
+    def exists(self, path: Path) -> bool:
+        return exists(path)
+
+    def present(
+        self, path: Path, want: EntryType, reporter: Reporter, at: Path, message: str, severity: Severity = "error"
+    ) -> bool:
+        return present(path, want, reporter, at, message, severity)
 
 
 LOCAL = LocalTree()
@@ -96,6 +110,24 @@ class Listing:
 
     def is_folder(self, path: Path) -> bool:
         return self.types.get(str(path)) == "folder"
+
+    def exists(self, path: Path) -> bool:
+        return str(path) in self.types
+
+    def present(
+        self, path: Path, want: EntryType, reporter: Reporter, at: Path, message: str, severity: Severity = "error"
+    ) -> bool:
+        """As the local check says it: missing, or the other type (object storage has no links or devices)."""
+        found = self.types.get(str(path))
+        if found == want:
+            return True
+        if found is None:
+            reporter.about(at, f"layout.missing-{want}", message, severity)
+        elif found == "folder":
+            reporter.about(path, "io.not-a-file", "a folder where a file was expected")
+        else:
+            reporter.about(path, "io.not-a-file", "a file where a folder was expected")
+        return False
 
 
 @attrs.frozen
@@ -141,6 +173,10 @@ class Walk:
     def is_folder(self, path: Path) -> bool:
         return self.tree.is_folder(path)
 
+    def present(self, path: Path, want: EntryType, at: Path, message: str, severity: Severity = "error") -> bool:
+        """Whether ``path`` is a ``want``; if not, why (``_fs.present``)."""
+        return self.tree.present(path, want, self, at, message, severity)
+
     def renamed(self, rename: Callable[[str], str]) -> Walk:
         """The same walk with every file and folder name of its issues passed through ``rename``."""
         issues = [attrs.evolve(issue, file=rename(issue.file)) if issue.file else issue for issue in self.issues]
@@ -150,7 +186,7 @@ class Walk:
 def run_unit(unit: Unit, limits: Limits, allow: Any) -> Part:
     """One unit, with the limits and secret scanning of the run that sent it (in any process)."""
     collector = Collector()
-    with using(limits), scanning(allow):
+    with using(limits), scanning(allow), failing_on(str(unit.path)):
         unit.check(collector, unit.path, *unit.arguments)
     return collector.part()
 

@@ -10,7 +10,7 @@ from .. import _documents, _kinds
 from .._core import Collector, Examined, examine_file, read_bounded
 from .._issues import Anchor, Fact, Finding, Issue
 from .._text import quote
-from ._fs import Entry, Reporter, entries, is_file, is_folder
+from ._fs import Entry, Reporter, entries, present
 from ._units import LOCAL, Tree, Walk
 
 CASE = _kinds.KINDS["abb-case"]
@@ -45,8 +45,7 @@ def _folders(listing: list[Entry], reporter: Reporter, what: str) -> list[Path]:
 def _plan_results(agents: Path, root: Path, walk: Walk) -> None:
     for agent in _folders(walk.entries(agents, root), walk, "agent"):
         cases = agent / "cases"
-        if not walk.is_folder(cases):
-            walk.about(agent, "layout.missing-folder", "an agent's results folder holds cases/")
+        if not walk.present(cases, "folder", agent, "an agent's results folder holds cases/"):
             continue
         for case in _folders(walk.entries(cases, root), walk, "case"):
             walk.defer(case_unit, case, root)
@@ -55,35 +54,27 @@ def _plan_results(agents: Path, root: Path, walk: Walk) -> None:
 def case_unit(collector: Collector, case: Path, root: Path) -> None:
     """One case folder of an agent's results, with all its attempts: a unit (see ``_units``)."""
     attempts = case / "attempts"
-    if not is_folder(attempts):
-        collector.about(case, "layout.missing-folder", "a case folder holds attempts/")
+    if not present(attempts, "folder", collector, case, "a case folder holds attempts/"):
         return
     for attempt in _folders(entries(attempts, collector, root), collector, "attempt"):
         _check_attempt(attempt, root, collector)
 
 
 def _check_attempt(attempt: Path, root: Path, collector: Collector) -> None:
-    if is_file(attempt / "case.json"):
+    case_missing = "an attempt folder holds case.json, the exact test case used"
+    if present(attempt / "case.json", "file", collector, attempt, case_missing):
         collector.add(examine_file(attempt / "case.json", CASE, explicit=True))
-    else:
-        collector.about(attempt, "layout.missing-file", "an attempt folder holds case.json, the exact test case used")
     for name in ATTEMPT_FILES:
-        if is_file(attempt / name):
+        if present(attempt / name, "file", collector, attempt, f"an attempt folder holds {name}"):
             json_object(attempt / name, collector, "abb-run-record")
-        else:
-            collector.about(attempt, "layout.missing-file", f"an attempt folder holds {name}")
     steps = attempt / "steps"
-    if not is_folder(steps):
-        collector.about(attempt, "layout.missing-folder", "an attempt folder holds steps/<step>/")
+    if not present(steps, "folder", collector, attempt, "an attempt folder holds steps/<step>/"):
         return
     for step in _folders(entries(steps, collector, root), collector, "step"):
         for name in STEP_FILES:
-            if not is_file(step / name):
-                collector.about(step, "layout.missing-file", f"a step folder holds {name}")
-        if not is_file(step / "submission.json"):
-            collector.about(
-                step, "layout.missing-file", "no submission.json: this step committed no submission", "warning"
-            )
+            present(step / name, "file", collector, step, f"a step folder holds {name}")
+        no_submission = "no submission.json: this step committed no submission"
+        present(step / "submission.json", "file", collector, step, no_submission, "warning")
         for entry in entries(step, collector, root):
             if not entry.is_folder and entry.name.endswith(".json"):
                 json_object(entry.path, collector, "abb-step-record", require_object=False)
@@ -92,8 +83,7 @@ def _check_attempt(attempt: Path, root: Path, collector: Collector) -> None:
 def _plan_resources(agents: Path, root: Path, walk: Walk) -> None:
     for agent in _folders(walk.entries(agents, root), walk, "agent"):
         truth = agent / "ground_truth"
-        if not walk.is_folder(truth):
-            walk.about(agent, "layout.missing-folder", "an agent's issue data is under ground_truth/")
+        if not walk.present(truth, "folder", agent, "an agent's issue data is under ground_truth/"):
             continue
         for entry in walk.entries(truth, root):
             match = _ISSUE_FOLDER.match(entry.name)
@@ -106,9 +96,7 @@ def _plan_resources(agents: Path, root: Path, walk: Walk) -> None:
 def issue_unit(collector: Collector, folder: Path, number: int, root: Path) -> None:
     """One issue folder (``verify.case.json`` and ``runs/``): a unit; its ``case_id`` is a fact for the reduce."""
     case_path = folder / "verify.case.json"
-    if not is_file(case_path):
-        collector.about(folder, "layout.missing-file", "an issue folder holds verify.case.json")
-    else:
+    if present(case_path, "file", collector, folder, "an issue folder holds verify.case.json"):
         case = examine_file(case_path, CASE, explicit=True)
         assert case is not None  # a named file always gets a verdict
         data = case.document.data if case.document.readable else None
@@ -125,8 +113,7 @@ def issue_unit(collector: Collector, folder: Path, number: int, root: Path) -> N
                 ("/case_id", Anchor.VALUE), (None, None)
             )
             collector.fact(Fact(CASE_ID_RULE, str(root), case_id, str(case_path), CASE.name, "/case_id", line, column))
-    if not is_folder(folder / "runs"):
-        collector.about(folder, "layout.missing-folder", "an issue folder holds runs/, the saved reference executions")
+    present(folder / "runs", "folder", collector, folder, "an issue folder holds runs/, the saved reference executions")
 
 
 def unique_case_ids(facts: list[Fact]) -> list[Issue]:
