@@ -308,3 +308,9 @@ def test_dask_local_starts_a_cluster_of_jobs_processes_for_the_command(
     assert main(["validate", "--format", "json", tree]) == 1
     assert clustered == capsys.readouterr().out
     assert [(o["n_workers"], o["threads_per_worker"], o["processes"]) for o in asked] == [(3, 1, True)]
+
+
+def test_without_a_cluster_dasks_own_schedulers_give_the_same_report(trees: dict[str, Path]) -> None:
+    tree = trees["invalid"]
+    assert validate_with_dask(tree, scheduler="sync") == validate(tree)
+    assert validate_with_dask(tree, scheduler="processes", num_workers=2) == validate(tree)

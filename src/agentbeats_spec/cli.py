@@ -51,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     _follow_option(validate)
     validate.add_argument(
         "--jobs", type=_positive, default=os.cpu_count() or 1, metavar="N",
-        help="worker processes for the task folders of a run (default: the number of cores)",
+        help="worker processes for the units of a tree: task folders, ABB cases, ... (default: the cores)",
     )  # fmt: skip
     validate.add_argument(
         "--dask", metavar="SCHEDULER",
