@@ -24,6 +24,7 @@ import pytest
 from agentbeats_spec import Issue, validate
 from agentbeats_spec.cli import main
 
+from .agentcompass_writer import run_files
 from .conftest import FIXTURES, ROOT, VALID
 
 fsspec = pytest.importorskip("fsspec")
@@ -58,7 +59,7 @@ def trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def _agentcompass_run(root: Path) -> Path:
-    """Tasks written by the released writer: every final state, Unicode and long task ids."""
+    """A run written by the released writer: tasks in every final state, Unicode and long ids, run-level files."""
     if INTEROP.is_dir() and str(INTEROP) not in sys.path:
         sys.path.append(str(INTEROP))
     layout = pytest.importorskip("agentcompass.runtime.results.layout")
@@ -75,6 +76,7 @@ def _agentcompass_run(root: Path) -> Path:
             for issue in attempt["issues"]:
                 issue["severity"] = severity
         writer.write_result(record)
+    run_files(root)  # run_info.json, params.json, metrics.json, summary.md, progress.json and .jsonl, by the writer
     return root
 
 

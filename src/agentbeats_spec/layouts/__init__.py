@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _kinds
-from .._core import Collector, Report, examine_file, failing_on, may_be_artifact, scan_file
+from .._core import Collector, Report, examine_file, failing_on, scan_file
 from ._fs import Reporter, entries, is_folder, present
 from ._units import LOCAL, Tree, Walk, assemble, run_here
 
@@ -132,8 +132,6 @@ def plan_folder(folder: Path, kind: _kinds.Kind | None, walk: Walk, root: Path) 
             if kind is not None:
                 if entry.path.suffix == "." + kind.syntax:
                     walk.defer(file_unit, entry.path, kind.name)
-            elif may_be_artifact(entry.path, None):
-                walk.defer(file_unit, entry.path, None)
             else:
-                walk.skip()
+                walk.loose_file(entry.path)
         stack.extend(entry.path for entry in reversed(listing) if entry.is_folder)

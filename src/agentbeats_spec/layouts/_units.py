@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import attrs
 
-from .._core import Collector, Part, Report, failing_on
+from .._core import Collector, Part, Report, failing_on, may_be_artifact
 from .._issues import Fact, Issue, Severity
 from .._limits import Limits, current, scanning, secrets_allow, using
 from ._fs import Entry, EntryType, Reporter, entries, exists, is_file, is_folder, present
@@ -163,6 +163,15 @@ class Walk:
     def skip(self) -> None:
         """A file that is no artifact: counted, never read."""
         self.skipped += 1
+
+    def loose_file(self, path: Path) -> None:
+        """A file met in a folder that is no layout: a unit when it may be an artifact, else counted as skipped."""
+        from . import file_unit
+
+        if may_be_artifact(path, None):
+            self.defer(file_unit, path, None)
+        else:
+            self.skip()
 
     def entries(self, folder: Path, root: Path) -> list[Entry]:
         return self.tree.entries(folder, self, root)
