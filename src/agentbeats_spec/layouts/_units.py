@@ -2,10 +2,11 @@
 
 Walking a tree reads names only: it detects each folder's layout, reports what the listing alone shows (an
 unknown state folder, a missing folder, a link) and cuts the tree into **units**. A unit is a file or folder and
-the function that checks it (a task folder, an ABB case or issue folder, an ABV3 repository, a loose artifact);
-it reads nothing outside its path, so it runs the same in this process, in a worker process or on a Dask worker
-that copied just that path. A unit gives back a :class:`~agentbeats_spec._core.Part`: its issues, its file
-counts and its **facts**, the few values that rules spanning units compare (a ``case_id`` and where it is).
+the function that checks it (a task folder, a run-level file, an ABB case or issue folder, an ABV3 repository, a
+loose artifact); it reads nothing outside its path, so it runs the same in this process, in a worker process or
+on a Dask worker that copied just that path. A unit gives back a :class:`~agentbeats_spec._core.Part`: its
+issues, its file counts and its **facts**, the few values that rules spanning units compare (a ``case_id`` and
+where it is).
 The **reduce** runs those rules over the facts of every unit, in the walk's order, and :func:`assemble` makes
 the report. Every path to a report goes through :func:`plan` and :func:`assemble`, so the reports agree by
 construction.
