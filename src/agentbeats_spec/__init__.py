@@ -20,6 +20,7 @@ from ._limits import Limits
 from ._version import __version__
 
 if TYPE_CHECKING:
+    from ._atif_files import from_atif, to_atif
     from ._tasks import read_task, write_task
 
 
@@ -29,6 +30,10 @@ def __getattr__(name: str) -> object:
         from . import _tasks
 
         return getattr(_tasks, name)
+    if name in ("to_atif", "from_atif"):
+        from . import _atif_files
+
+        return getattr(_atif_files, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -42,6 +47,7 @@ __all__ = [
     "__version__",
     "dump",
     "dumps",
+    "from_atif",
     "from_dict",
     "kinds",
     "load",
@@ -50,6 +56,7 @@ __all__ = [
     "redact",
     "scan",
     "schema",
+    "to_atif",
     "to_dict",
     "validate",
     "write_task",

@@ -62,6 +62,8 @@ CODES: dict[str, str] = {
     "rule.timestamp": "A timestamp that names no real date and time.",
     "rule.timestamp-offset": "A timestamp without a UTC offset.",
     "rule.finished-before-started": "A step or trajectory finishes before it starts.",
+    # Other formats
+    "atif.invalid": "A file given as ATIF that is not an ATIF trajectory (v1.x) as the converter reads it.",
     # Layouts
     "layout.missing-file": "A file the layout requires is missing.",
     "layout.missing-folder": "A folder the layout requires (or declares) is missing.",
