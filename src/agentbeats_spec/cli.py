@@ -87,8 +87,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Check an ABV3-L1 repository: agentbeats.toml, dependencies, run configs and results.",
     )
     l1.add_argument("repository", nargs="?", default=Path("."), type=Path, metavar="REPO")
-    l1.add_argument("--strict", action="store_true", help="treat warnings as errors")
-    l1.add_argument("--no-context", action="store_true", help="do not show the source line under each issue")
+    _report_options(l1)
     _limit_options(l1)
 
     convert = commands.add_parser(
@@ -295,9 +294,9 @@ def _check_l1(arguments: argparse.Namespace) -> int:
         print(f"agentbeats-spec: error: no such folder: {repository}", file=sys.stderr)
         return EXIT_USAGE
     report = check_repository(repository)
-    _reporters.l1_summary(report, repository, sys.stdout)
-    _reporters.text(report, sys.stdout, context=not arguments.no_context, strict=arguments.strict)
-    return _exit_code(report, arguments.strict)
+    if arguments.format == "text":  # the summary per check is for people; the other formats are validate's
+        _reporters.l1_summary(report, repository, sys.stdout)
+    return _report(report, arguments)
 
 
 def _convert(arguments: argparse.Namespace) -> int:
