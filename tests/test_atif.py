@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 import dataclasses
 import datetime
+import importlib.metadata
 import json
+import re
+import shlex
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -345,6 +351,31 @@ def test_atif_built_with_its_own_models_converts_to_actf_that_validates_clean(do
     atif_valid(again.document)
 
 
+def test_the_atif_packages_own_example_converts_to_actf_that_validates_clean() -> None:
+    """The one example the atif package ships (in its description): the `data` of its usage snippet."""
+    description = (
+        importlib.metadata.metadata("atif")["Description"] or importlib.metadata.metadata("atif").get_payload()
+    )
+    snippet = re.search(r"```python\n(.*?)```", str(description), re.DOTALL)
+    assert snippet is not None
+    [data] = [ast.literal_eval(node.value) for node in ast.parse(snippet.group(1)).body
+              if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "data"]  # fmt: skip
+    atif_valid(data)
+    conversion = from_atif(data)
+    assert agentbeats_spec.validate(conversion.document, "actf-trajectory") == []
+    assert conversion.document["steps"] == [
+        {"step_id": 1, "user_content": "What time is it?",
+         "assistant_content": {"content": "Let me check.", "tool_calls": [
+             {"id": "c1", "type": "function", "function": {"name": "now", "arguments": {}}}]},
+         "observation": [{"source_call_id": "c1", "content": "2026-05-16T12:00:00Z"}],
+         "metric": {"prompt_tokens_len": 120, "completion_tokens_len": 18}},
+    ]  # fmt: skip
+    assert [entry.pointer for entry in conversion.lost] == ["/agent/model_name", "/agent/name", "/agent/version"]
+    again = to_atif(conversion.document)
+    atif_valid(again.document)
+    assert again.document["steps"][1]["tool_calls"] == data["steps"][1]["tool_calls"]
+
+
 def test_foreign_atif_members_are_kept_and_listed() -> None:
     document = {
         "schema_version": "ATIF-v1.8", "session_id": "s", "agent": {"name": "a", "version": "1"},
@@ -456,3 +487,28 @@ def test_an_invalid_input_shows_its_issues_and_writes_nothing(
     assert [(issue["code"], issue["pointer"], issue["line"], issue["column"]) for issue in report["issues"]] == [
         ("schema.minimum", "/steps/0/step_id", 1, 55)
     ]
+
+
+def test_the_readme_example_is_what_the_command_prints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"```text\n\$ (agentbeats-spec convert [^\n]*)\n(.*?)```", readme, re.DOTALL)
+    assert match is not None
+    command, shown = shlex.split(match.group(1)), match.group(2)
+    (tmp_path / "fixtures" / "valid" / "actf").mkdir(parents=True)
+    shutil.copy(FIXTURE, tmp_path / "fixtures" / "valid" / "actf" / "trajectory.json")
+    done = subprocess.run([sys.executable, "-m", "agentbeats_spec", *command[1:]], cwd=tmp_path, capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    assert (done.returncode, done.stdout) == (0, shown)
+    python = re.search(r"```python\n(import json\nfrom pathlib import Path\nfrom agentbeats_spec import to_atif.*?)```",
+                       readme, re.DOTALL)  # fmt: skip
+    assert python is not None
+    monkeypatch.chdir(ROOT)
+    exec(compile(python.group(1), "README.md", "exec"), {"__name__": "readme"})
+
+
+def test_an_output_that_cannot_be_written_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["convert", "--to", "atif", str(FIXTURE), "-o", str(tmp_path / "no" / "such" / "t.atif.json")])
+    assert code == 2
+    error = capsys.readouterr().err
+    assert error.startswith("agentbeats-spec: error: cannot write ") and "No such file or directory" in error
+    assert list(tmp_path.iterdir()) == []

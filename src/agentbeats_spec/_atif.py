@@ -886,18 +886,19 @@ _REASONS: dict[tuple[str, tuple[str, ...]], str] = {
     ("trajectory", ("started_at",)): "ATIF has no start time for the whole trajectory",
     ("trajectory", ("finished_at",)): "ATIF has no end time for the whole trajectory",
     ("step", ("step_id",)): "ATIF numbers its steps 1, 2, 3, ...; this id is not the step's place in that order",
-    ("step", ("tools",)): "ATIF has tool definitions for the whole trajectory (agent.tool_definitions), "
-    "taken from the first step only",
+    ("step", ("tools",)): "ATIF has tool definitions only for the whole trajectory (agent.tool_definitions, "
+    "from the first step)",
     ("step", ("metric", "llm_infer_ms")): "ATIF metrics have no model inference time",
     ("step", ("metric", "env_action_ms")): "ATIF metrics have no environment action time",
     ("step", ("metric", "stop_reason")): "ATIF has no stop reason",
     ("step", ("metric", "prompt_tokens_len")): "ATIF token counts are non-negative integers",
     ("step", ("metric", "completion_tokens_len")): "ATIF token counts are non-negative integers",
-    ("step", ("started_at",)): "ATIF has one time per step: the start of a model call is the time of its system "
-    "or user step, and this call has none (or the time is not ISO 8601 as ATIF reads it)",
-    ("step", ("finished_at",)): "the time of the agent step must be ISO 8601 as ATIF reads it",
-    ("step", ("system_prompt",)): "ATIF writes a system step only for a non-empty system prompt that changes",
-    ("step", ("user_content",)): "ATIF writes a user step only for non-empty user content",
+    ("step", ("started_at",)): "ATIF has one time per step: a model call's start is the time of its system or user "
+    "step, and this call has none",
+    ("step", ("system_prompt",)): "ATIF writes no system step for an empty system prompt (the one in force stays "
+    "the last one said)",
+    ("step", ("user_content",)): "ATIF writes no user step for empty user content",
+    ("step", ("finished_at",)): "the time of the agent step is not one ATIF reads as ISO 8601",
     ("step", ("assistant_content",)): "ATIF agent steps have a message, reasoning and tool calls; not this value",
     ("step", ("assistant_content", "content")): "ATIF agent messages are text",
     ("step", ("assistant_content", "reasoning_content")): "ATIF reasoning is text or absent",
@@ -914,6 +915,11 @@ _REASONS: dict[tuple[str, tuple[str, ...]], str] = {
 
 
 def _reason(what: str, path: tuple[str, ...], value: Any) -> str:
+    if path[-1] in ("started_at", "finished_at") and len(path) == 1 and what in ("step", "trajectory"):
+        if value is None or value == "":
+            return f"ATIF leaves out a time; this one is {'null' if value is None else 'empty'}"
+        if _timestamp(value) is None:
+            return "not a time ATIF reads as ISO 8601"
     known = _REASONS.get((what, path))
     if known is not None:
         return known

@@ -259,10 +259,13 @@ def convert(source: Path, output: Path, *, to_atif: bool, strict: bool) -> tuple
         return done, False
     from . import _write
 
-    if source.is_dir():
-        output.mkdir(parents=True, exist_ok=True)
-    for item in done:
-        _write.write_atomic(item.output, serialize(item.conversion.document))
+    try:
+        if source.is_dir():
+            output.mkdir(parents=True, exist_ok=True)
+        for item in done:
+            _write.write_atomic(item.output, serialize(item.conversion.document))
+    except OSError as error:  # a missing folder, no space, no permission: the old file (if any) is intact
+        raise SpecError(f"cannot write {error.filename or output}: {error.strerror or error}") from None
     return done, True
 
 
