@@ -512,3 +512,26 @@ def test_an_output_that_cannot_be_written_is_a_clear_error(tmp_path: Path, capsy
     error = capsys.readouterr().err
     assert error.startswith("agentbeats-spec: error: cannot write ") and "No such file or directory" in error
     assert list(tmp_path.iterdir()) == []
+
+
+def test_structured_prompts_become_content_parts_or_marked_json_text() -> None:
+    parts = [
+        {"type": "text", "text": "look"},
+        {"type": "image", "source": {"media_type": "image/png", "path": "a.png"}},
+    ]
+    trajectory = {"schema_version": "ACTF_v1.0", "steps": [
+        {"step_id": 1, "system_prompt": {"role": "system", "content": "be brief"}, "user_content": parts,
+         "assistant_content": {"content": "ok"}, "started_at": "2026-08-01T10:00:00z",
+         "finished_at": "2026-08-01T10:00:01+0200"},
+    ]}  # fmt: skip
+    conversion = to_atif(trajectory)
+    system, user, agent = conversion.document["steps"]
+    assert system["message"] == '{"role": "system", "content": "be brief"}'
+    assert system["extra"][NOTES] == {"json_text": ["message"]}
+    assert "timestamp" not in system  # a lower-case z is not ISO 8601 as Python reads it
+    assert user["message"] == parts and "extra" not in user
+    assert agent["timestamp"] == "2026-08-01T10:00:01+0200"
+    assert [(entry.pointer, entry.reason) for entry in conversion.lost] == [
+        ("/steps/0/started_at", "not a time ATIF reads as ISO 8601")
+    ]  # fmt: skip
+    check_conversion(trajectory)
