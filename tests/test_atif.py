@@ -510,7 +510,10 @@ def test_an_output_that_cannot_be_written_is_a_clear_error(tmp_path: Path, capsy
     code = main(["convert", "--to", "atif", str(FIXTURE), "-o", str(tmp_path / "no" / "such" / "t.atif.json")])
     assert code == 2
     error = capsys.readouterr().err
-    assert error.startswith("agentbeats-spec: error: cannot write ") and "No such file or directory" in error
+    assert (
+        error == f"agentbeats-spec: error: cannot write {tmp_path / 'no' / 'such' / 't.atif.json'}: the folder "
+        f"{tmp_path / 'no' / 'such'} does not exist\n"
+    )
     assert list(tmp_path.iterdir()) == []
 
 

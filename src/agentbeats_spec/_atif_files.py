@@ -17,7 +17,7 @@ import attrs
 
 from . import _atif, _core, _documents, _kinds
 from ._atif import Conversion, Loss
-from ._issues import InvalidDocument, Issue, SpecError
+from ._issues import InvalidDocument, Issue, SpecError, WriteError
 
 ATIF_SUFFIX = ".atif.json"
 _ATTEMPT = re.compile(r"^attempt-([1-9][0-9]*)$")
@@ -259,13 +259,13 @@ def convert(source: Path, output: Path, *, to_atif: bool, strict: bool) -> tuple
         return done, False
     from . import _write
 
-    try:
-        if source.is_dir():
+    if source.is_dir():
+        try:
             output.mkdir(parents=True, exist_ok=True)
-        for item in done:
-            _write.write_atomic(item.output, serialize(item.conversion.document))
-    except OSError as error:  # a missing folder, no space, no permission: the old file (if any) is intact
-        raise SpecError(f"cannot write {error.filename or output}: {error.strerror or error}") from None
+        except OSError as error:
+            raise WriteError.of(output, error) from None
+    for item in done:  # a failed write raises WriteError and leaves the old file (if any) as it was
+        _write.write_atomic(item.output, serialize(item.conversion.document))
     return done, True
 
 
