@@ -538,3 +538,24 @@ def test_structured_prompts_become_content_parts_or_marked_json_text() -> None:
         ("/steps/0/started_at", "not a time ATIF reads as ISO 8601")
     ]  # fmt: skip
     check_conversion(trajectory)
+
+
+def test_flat_tool_calls_and_attempt_mappings() -> None:
+    call_ = {"id": "t1", "name": "grep", "arguments": {"pattern": "x"}}
+    step = {"step_id": 1, "assistant_content": {"content": "", "tool_calls": [call_]},
+            "observation": [{"source_call_id": "t1", "content": "x"}]}  # fmt: skip
+    trajectory = {"schema_version": "ACTF_v1.0", "steps": [step]}
+    conversion = to_atif(trajectory)
+    [call] = conversion.document["steps"][0]["tool_calls"]
+    assert {key: call[key] for key in ("tool_call_id", "function_name", "arguments")} == {
+        "tool_call_id": "t1", "function_name": "grep", "arguments": {"pattern": "x"}
+    }  # fmt: skip
+    assert conversion.document["steps"][0]["observation"]["results"][0]["source_call_id"] == "t1"
+    assert conversion.lost == ()
+    check_conversion(trajectory)
+    attempt = json.loads((TASK_DIR / "attempt-1" / "result.json").read_text(encoding="utf-8"))
+    from_mapping = to_atif(attempt)
+    assert from_mapping.document["extra"]["agentcompass"]["status"] == attempt["status"]
+    assert from_mapping.lost[0] == agentbeats_spec._atif.Loss(
+        "/artifacts", "a member of the attempt, not of its trajectory: ATIF has no place for it (not copied)"
+    )  # fmt: skip

@@ -451,6 +451,8 @@ def _tool_calls(value: Any, step_id: int) -> list[dict[str, Any]] | None:
             _invent(out, "tool_call_id", f"call-{step_id}-{position + 1}")
         out["function_name"] = name
         function = call.get("function") if isinstance(call.get("function"), dict) else call
+        if function is call:  # {id, name, arguments}: no OpenAI "function" wrapper
+            _notes(out)["form"] = "flat"
         arguments = function.get("arguments", ABSENT)
         if isinstance(arguments, dict):
             out["arguments"] = arguments
@@ -789,19 +791,23 @@ def _apply_own(restored: dict[str, Any], atif_object: Mapping[str, Any], objects
 
 
 def _restore_tool_call(call: Mapping[str, Any]) -> dict[str, Any]:
-    invented = _own_notes(call).get("invented", ())
+    """The OpenAI shape the harnesses write ({id, type, function: {name, arguments}}), or the flat one it came in."""
+    notes = _own_notes(call)
+    invented = notes.get("invented", ())
     out: dict[str, Any] = {}
     if "tool_call_id" not in invented:
         out["id"] = call.get("tool_call_id")
-    out["type"] = "function"
     arguments: Any = call.get("arguments")
-    form = _own_notes(call).get("arguments")
+    form = notes.get("arguments")
     if isinstance(form, str) and form in _ARGUMENT_FORMS:
         arguments = json.dumps(arguments, allow_nan=False, **_ARGUMENT_FORMS[form])
-    function: dict[str, Any] = {"name": call.get("function_name")}
+    function: dict[str, Any] = out if notes.get("form") == "flat" else {}
+    function["name"] = call.get("function_name")
     if "arguments" not in invented:
         function["arguments"] = arguments
-    out["function"] = function
+    if function is not out:
+        out["type"] = "function"
+        out["function"] = function
     return out
 
 
