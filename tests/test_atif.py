@@ -559,3 +559,17 @@ def test_flat_tool_calls_and_attempt_mappings() -> None:
     assert from_mapping.lost[0] == agentbeats_spec._atif.Loss(
         "/artifacts", "a member of the attempt, not of its trajectory: ATIF has no place for it (not copied)"
     )  # fmt: skip
+
+
+def test_the_wrong_direction_says_which_one_is_right(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    atif_file = tmp_path / "t.atif.json"
+    assert main(["convert", "--to", "atif", str(FIXTURE), "-o", str(atif_file)]) == 0
+    capsys.readouterr()
+    assert main(["convert", "--to", "atif", str(atif_file), "-o", str(tmp_path / "again.json")]) == 2
+    assert (
+        capsys.readouterr().err == f"agentbeats-spec: error: {atif_file} is an ATIF file; convert it with --from atif\n"
+    )
+    code, printed = run(capsys, "convert", "--from", "atif", str(FIXTURE), "-o", str(tmp_path / "x.json"))
+    assert code == 1 and not (tmp_path / "x.json").exists()
+    assert f"{FIXTURE}:2:21: error atif.invalid schema_version must be ATIF-v1.<n>, found 'ACTF_v1.0' (an ACTF " \
+        "trajectory: convert it with --to atif)\n" in printed  # fmt: skip

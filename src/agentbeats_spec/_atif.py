@@ -948,7 +948,8 @@ def check(document: Any) -> Iterator[Finding]:
     if not isinstance(version, str) or not version.startswith("ATIF-v"):
         yield _bad(
             "/schema_version",
-            f"schema_version must be ATIF-v1.<n>, found {_shown(version)}",
+            f"schema_version must be ATIF-v1.<n>, found {_shown(version)}"
+            + (" (an ACTF trajectory: convert it with --to atif)" if str(version).startswith("ACTF_") else ""),
             "schema_version" not in document,
         )
     agent = document.get("agent")

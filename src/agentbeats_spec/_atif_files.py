@@ -94,6 +94,9 @@ def read_validated(path: Path, kinds: tuple[str, ...]) -> tuple[Any, _kinds.Kind
     """A file's data after the whole validation path; InvalidDocument on an error."""
     examined = _core.examine_file(path, None, explicit=True)
     assert examined is not None  # a named file always gets a verdict
+    data = examined.document.data if examined.document.readable else None
+    if examined.kind is None and isinstance(data, dict) and str(data.get("schema_version")).startswith("ATIF-"):
+        raise SpecError(f"{path} is an ATIF file; convert it with --from atif")
     if not examined.valid:
         raise InvalidDocument(examined.issues)
     kind = examined.kind
