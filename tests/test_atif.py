@@ -573,3 +573,26 @@ def test_the_wrong_direction_says_which_one_is_right(tmp_path: Path, capsys: pyt
     assert code == 1 and not (tmp_path / "x.json").exists()
     assert f"{FIXTURE}:2:21: error atif.invalid schema_version must be ATIF-v1.<n>, found 'ACTF_v1.0' (an ACTF " \
         "trajectory: convert it with --to atif)\n" in printed  # fmt: skip
+
+
+def test_the_caller_can_name_the_agent_so_that_nothing_is_invented(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conversion = to_atif(FIXTURE, agent_name="mini-swe-agent", agent_version="1.2.0", model_name="gpt-5")
+    assert conversion.invented == ()
+    assert {key: conversion.document["agent"][key] for key in ("name", "version", "model_name")} == {
+        "name": "mini-swe-agent", "version": "1.2.0", "model_name": "gpt-5"
+    }  # fmt: skip
+    assert conversion.document["extra"][NOTES]["context"] == ["agent/name", "agent/version", "agent/model_name"]
+    back = from_atif(conversion.document)
+    assert same(back.document, json.loads(FIXTURE.read_text(encoding="utf-8")))
+    assert {entry.reason for entry in back.lost} == {
+        "run metadata from the attempt and its run, not from the trajectory: an ACTF trajectory has no place for it"
+    }  # fmt: skip
+    out = tmp_path / "t.atif.json"
+    argv = ["convert", "--to", "atif", str(TASK_DIR / "attempt-2" / "result.json"), "-o", str(out), "--strict",
+            "--agent-name", "a", "--agent-version", "1"]  # fmt: skip
+    code, printed = run(capsys, *argv)
+    assert code == 1  # the attempt's issues and retry_count have no place in ATIF
+    assert "/issues" not in printed and "/retry_count: a member of the attempt" in printed
+    assert "invented" not in printed.split("\n", 1)[1]

@@ -39,7 +39,9 @@ class Converted:
 # ---------------------------------------------------------------------------------------------- public API
 
 
-def to_atif(source: Any) -> Conversion:
+def to_atif(
+    source: Any, *, agent_name: str | None = None, agent_version: str | None = None, model_name: str | None = None
+) -> Conversion:
     """An ACTF trajectory, or the trajectory of an AgentCompass attempt result, as an ATIF v1.8 document.
 
     ``source`` is a path (``pathlib.Path`` or any ``os.PathLike``) to a trajectory or an attempt ``result.json``,
@@ -48,12 +50,17 @@ def to_atif(source: Any) -> Conversion:
     member filled with a value that was not in the source, with its pointer into the document). Both are also
     recorded inside the document (``extra.actf`` and ``extra.agentbeats_spec``), so that
     :func:`from_atif` gives the trajectory back exactly. Raises :class:`InvalidDocument` for an invalid source.
+
+    ATIF requires an agent name and version. An attempt's ``meta.harness`` and its run's ``run_info.json`` may say
+    them (and the model); ``agent_name``, ``agent_version`` and ``model_name`` say them for the caller, and win.
+    What nothing says is written as ``"unknown"`` and listed as invented.
     """
+    given = _Given(agent_name, agent_version, model_name)
     if isinstance(source, os.PathLike):
         path = Path(source)
         if path.is_dir():
             raise SpecError(f"{path} is a folder: convert a task folder with `agentbeats-spec convert --to atif`")
-        return _attempt_or_trajectory(path, None)
+        return _attempt_or_trajectory(path, None, given)
     if not isinstance(source, Mapping):
         raise TypeError(f"cannot convert a {type(source).__name__}: pass a path (pathlib.Path) or a parsed mapping")
     data = dict(source)
@@ -62,8 +69,8 @@ def to_atif(source: Any) -> Conversion:
     if not examined.valid:
         raise InvalidDocument(examined.issues)
     if kind.name == "actf-trajectory":
-        return _atif.to_atif(data)
-    return _from_attempt(data, None, None, None)
+        return _atif.to_atif(data, given.context())
+    return _from_attempt(data, None, None, None, given)
 
 
 def from_atif(source: Any) -> Conversion:
@@ -125,15 +132,32 @@ def read_atif(path: Path) -> Any:
     return document.data
 
 
-def _attempt_or_trajectory(path: Path, output: str | None) -> Conversion:
+@attrs.frozen
+class _Given:
+    """What the caller says about the agent; it wins over what the attempt and its run say."""
+
+    agent_name: str | None = None
+    agent_version: str | None = None
+    model_name: str | None = None
+
+    def context(self, context: _atif._Context | None = None) -> _atif._Context:
+        context = context or _atif._Context()
+        for field in ("agent_name", "agent_version", "model_name"):
+            value = getattr(self, field)
+            if value is not None:
+                setattr(context, field, value)
+        return context
+
+
+def _attempt_or_trajectory(path: Path, output: str | None, given: _Given) -> Conversion:
     data, kind = read_validated(path, ("actf-trajectory", "agentcompass-attempt"))
     if kind.name == "actf-trajectory":
-        return _atif.to_atif(data, source_file=str(path), output_file=output)
+        return _atif.to_atif(data, given.context(), source_file=str(path), output_file=output)
     task_dir = path.parent.parent
     index = _task_index(task_dir)
     match = _ATTEMPT.match(path.parent.name)
     number = int(match.group(1)) if match else None
-    return _from_attempt(data, index, number, _run_info(task_dir), source=str(path), output=output)
+    return _from_attempt(data, index, number, _run_info(task_dir), given, source=str(path), output=output)
 
 
 def _task_index(task_dir: Path) -> dict[str, Any] | None:
@@ -166,6 +190,7 @@ def _from_attempt(
     index: Mapping[str, Any] | None,
     number: int | None,
     run_info: Mapping[str, Any] | None,
+    given: _Given,
     *,
     source: str | None = None,
     output: str | None = None,
@@ -196,6 +221,7 @@ def _from_attempt(
         run["attempt"] = number
     run.update((member, data[member]) for member in _RUN_MEMBERS if member in data)
     context.run = run
+    given.context(context)
     lost = tuple(_attempt_losses(data, harness, used_harness, source))
     trajectory = data.get("trajectory")
     if not isinstance(trajectory, dict) or not trajectory:
@@ -246,7 +272,9 @@ def _atif_to_actf(data: Any, source: str | None) -> Conversion:
 # ---------------------------------------------------------------------------------------------- the command
 
 
-def convert(source: Path, output: Path, *, to_atif: bool, strict: bool) -> tuple[list[Converted], bool]:
+def convert(
+    source: Path, output: Path, *, to_atif: bool, strict: bool, given: _Given | None = None
+) -> tuple[list[Converted], bool]:
     """Convert ``source`` and write what it becomes; (the conversions, whether anything was written).
 
     Under ``strict`` nothing is written when anything would be lost or invented.
@@ -256,7 +284,10 @@ def convert(source: Path, output: Path, *, to_atif: bool, strict: bool) -> tuple
         _refuse_input(target, source)
     done = []
     for path, target in jobs:
-        conversion = _attempt_or_trajectory(path, str(target)) if to_atif else _atif_to_actf(read_atif(path), str(path))
+        if to_atif:
+            conversion = _attempt_or_trajectory(path, str(target), given or _Given())
+        else:
+            conversion = _atif_to_actf(read_atif(path), str(path))
         done.append(Converted(path, target, conversion))
     if strict and any(not item.conversion.exact for item in done):
         return done, False
@@ -375,12 +406,14 @@ def issues_json(issues: list[Issue], out: TextIO) -> None:
     out.write("\n")
 
 
-def main(source: Path, output: Path, *, to_atif: bool, strict: bool, output_format: str) -> int:
+def main(
+    source: Path, output: Path, *, to_atif: bool, strict: bool, output_format: str, agent: tuple[str | None, ...]
+) -> int:
     """The ``convert`` command: 0 written, 1 an invalid input (or, with --strict, a lossy conversion)."""
     from . import _reporters
 
     try:
-        done, written = convert(source, output, to_atif=to_atif, strict=strict)
+        done, written = convert(source, output, to_atif=to_atif, strict=strict, given=_Given(*agent))
     except InvalidDocument as error:
         if output_format == "json":
             issues_json(list(error.issues), sys.stdout)

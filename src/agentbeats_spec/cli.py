@@ -107,6 +107,9 @@ def _parser() -> argparse.ArgumentParser:
     direction.add_argument("--from", dest="from_", choices=("atif",), help="convert an ATIF file to ACTF")
     convert.add_argument("-o", "--output", type=Path, required=True, help="the file (a folder for a task folder)")
     convert.add_argument("--format", choices=("text", "json"), default="text", help="how to print the loss report")
+    for flag, what in (("--agent-name", "agent.name"), ("--agent-version", "agent.version"),
+                       ("--model-name", "agent.model_name")):  # fmt: skip
+        convert.add_argument(flag, metavar="TEXT", help=f"--to atif: the {what} to write (else from the attempt)")
     convert.add_argument(
         "--strict", action="store_true", help="write nothing and exit 1 if anything is lost or invented"
     )
@@ -357,7 +360,7 @@ def _convert(arguments: argparse.Namespace) -> int:
 
     return _atif_files.main(
         arguments.source, arguments.output, to_atif=arguments.to == "atif", strict=arguments.strict,
-        output_format=arguments.format,
+        output_format=arguments.format, agent=(arguments.agent_name, arguments.agent_version, arguments.model_name),
     )  # fmt: skip
 
 
