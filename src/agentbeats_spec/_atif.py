@@ -740,7 +740,8 @@ def _leftover(atif_step: Mapping[str, Any], position: int, used: set[str], lost:
         if key not in used:
             leftover[key] = value
             if lost is not None:
-                lost.append(Loss(f"/steps/{position}/{escape(key)}", _from_reason(key)))
+                member = "agent/message" if key == "message" and atif_step.get("source") == "agent" else key
+                lost.append(Loss(f"/steps/{position}/{escape(key)}", _from_reason(member)))
     foreign = _foreign_extra(atif_step)
     if foreign:
         leftover["extra"] = foreign
@@ -766,6 +767,7 @@ _FROM_REASONS = {
     "timestamp": "an ACTF step has a start (its first system or user message) and an end (its agent step), "
     "written as YYYY-MM-DD HH:MM:SS with an optional fraction and offset",
     "extra": "custom ATIF metadata has no ACTF counterpart",
+    "agent/message": "ACTF assistant content is text; this message is content parts",
     "metrics/cached_tokens": "ACTF metrics have no cached token count",
     "metrics/cost_usd": "ACTF metrics have no cost",
     "metrics/prompt_token_ids": "ACTF metrics have no token ids",

@@ -64,6 +64,8 @@ def to_atif(
     if not isinstance(source, Mapping):
         raise TypeError(f"cannot convert a {type(source).__name__}: pass a path (pathlib.Path) or a parsed mapping")
     data = dict(source)
+    if str(data.get("schema_version")).startswith("ATIF-"):
+        raise SpecError("this is an ATIF document; convert it with from_atif")
     kind = _kinds.get("actf-trajectory" if data.get("schema_version") == _atif.ACTF_VERSION else "agentcompass-attempt")
     examined = _core.examine_source(data, kind)
     if not examined.valid:
