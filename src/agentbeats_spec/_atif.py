@@ -211,10 +211,6 @@ def _own_carried(atif_object: Mapping[str, Any]) -> Any:
 # ---------------------------------------------------------------------------------------------- values
 
 
-def _is_text(value: Any) -> bool:
-    return isinstance(value, str)
-
-
 def _is_count(value: Any) -> bool:
     return type(value) is int and value >= 0
 

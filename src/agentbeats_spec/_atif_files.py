@@ -345,8 +345,9 @@ def serialize(document: Any) -> bytes:
         orjson = None  # type: ignore[assignment]
     if orjson is not None:
         try:
-            dumped: bytes = orjson.dumps(document, option=orjson.OPT_INDENT_2)
-            return dumped + b"\n"
+            # The final newline is orjson's own: adding it here would copy the whole output once more.
+            dumped: bytes = orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+            return dumped
         except TypeError:  # an integer beyond 64 bits, a lone surrogate: the standard library writes them
             pass
     from . import _write
