@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 import attrs
 
-from . import _atif, _core, _documents, _kinds
+from . import _atif, _atif_check, _core, _documents, _kinds
 from ._atif import Conversion, Loss
 from ._issues import InvalidDocument, Issue, SpecError, WriteError
 
@@ -89,7 +89,7 @@ def from_atif(source: Any) -> Conversion:
         raise TypeError(f"cannot convert a {type(source).__name__}: pass a path (pathlib.Path) or a parsed mapping")
     data = dict(source)
     document = _documents.from_data(data)
-    findings = [*document.findings, *(_atif.check(data) if document.readable else ())]
+    findings = [*document.findings, *(_atif_check.check(data) if document.readable else ())]
     issues = _core.issues_of(document, findings, None, None)
     if any(issue.severity == "error" for issue in issues):
         raise InvalidDocument(issues)
@@ -127,7 +127,7 @@ def read_atif(path: Path) -> Any:
         document = _documents.read(raw, "json")
     findings = list(document.findings)
     if document.readable:
-        findings.extend(_atif.check(document.data))
+        findings.extend(_atif_check.check(document.data))
     issues = _core.issues_of(document, findings, str(path), None)
     if any(issue.severity == "error" for issue in issues):
         raise InvalidDocument(issues)
