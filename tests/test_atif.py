@@ -440,6 +440,7 @@ def test_a_task_folder_converts_to_one_atif_file_per_attempt(
     code, printed = run(capsys, "convert", "--to", "atif", str(TASK_DIR), "-o", str(out), "--format", "json")
     assert code == 0
     report = json.loads(printed)
+    assert printed == json.dumps(report, ensure_ascii=False, indent=2) + "\n"  # written entry by entry, same text
     assert report["written"] == [str(out / f"attempt-{n}.atif.json") for n in (1, 2, 3)]
     assert set(report) == {"written", "lost", "invented"}
     assert report["invented"][0] == {"pointer": "/agent/name", "reason": "ATIF requires an agent name; the source "

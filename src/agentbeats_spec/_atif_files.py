@@ -390,13 +390,20 @@ def _grouped(entries: tuple[Loss, ...], title: str, out: TextIO) -> None:
 
 
 def json_report(done: list[Converted], written: bool, out: TextIO) -> None:
-    document = {
-        "written": [str(item.output) for item in done] if written else [],
-        "lost": [entry.as_dict() for item in done for entry in item.conversion.lost],
-        "invented": [entry.as_dict() for item in done for entry in item.conversion.invented],
-    }
-    json.dump(document, out, ensure_ascii=False, indent=2)
-    out.write("\n")
+    """The report as ``json.dump(..., indent=2)`` would write it, one entry at a time: a report of a million
+    entries never exists as a million dicts at once."""
+    outputs = [str(item.output) for item in done] if written else []
+    out.write('{\n  "written": ' + json.dumps(outputs, ensure_ascii=False, indent=2).replace("\n", "\n  "))
+    for name in ("lost", "invented"):
+        out.write(f',\n  "{name}": [')
+        separator = "\n"
+        for item in done:
+            for entry in getattr(item.conversion, name):
+                text = json.dumps(entry.as_dict(), ensure_ascii=False, indent=2).replace("\n", "\n    ")
+                out.write(separator + "    " + text)
+                separator = ",\n"
+        out.write("]" if separator == "\n" else "\n  ]")
+    out.write("\n}\n")
 
 
 def issues_json(issues: list[Issue], out: TextIO) -> None:
