@@ -451,21 +451,26 @@ def test_a_task_folder_converts_to_one_atif_file_per_attempt(
     assert printed == json.dumps(report, ensure_ascii=False, indent=2) + "\n"  # written entry by entry, same text
     assert report["written"] == [str(out / f"attempt-{n}.atif.json") for n in (1, 2, 3)]
     assert set(report) == {"written", "lost", "invented"}
-    assert report["invented"][0] == {"pointer": "/agent/name", "reason": "ATIF requires an agent name; the source "
-                                     "names none", "file": str(out / "attempt-1.atif.json")}  # fmt: skip
+    # The run's run_info.json names the harness, the model and the run; only the agent's version is unknown.
+    assert report["invented"][0] == {"pointer": "/agent/version", "reason": "ATIF requires an agent version; the "
+                                     "source gives none", "file": str(out / "attempt-1.atif.json")}  # fmt: skip
     assert report["lost"][0] == {"pointer": "/artifacts", "file": str(TASK_DIR / "attempt-1" / "result.json"),
                                  "reason": "a member of the attempt, not of its trajectory: ATIF has no place for it "
                                  "(not copied)"}  # fmt: skip
     for path in sorted(out.iterdir()):
         document = json.loads(path.read_text(encoding="utf-8"))
         atif_valid(document)
+        assert (document["session_id"], document["agent"]["name"], document["agent"]["model_name"]) == (
+            "2026-08-01_10-00-00", "mini-swe-agent", "gpt-x"
+        )  # fmt: skip
         assert path.read_bytes().endswith(b"}\n")
     back = tmp_path / "back.json"
     code, printed = run(capsys, "convert", "--from", "atif", str(out / "attempt-1.atif.json"), "-o", str(back))
     assert code == 0
     original = json.loads((TASK_DIR / "attempt-1" / "result.json").read_text())["trajectory"]
     assert same(json.loads(back.read_text()), original)
-    assert printed.splitlines()[0].endswith("(ATIF -> ACTF, written): 1 lost, 0 invented")
+    # The run metadata (task, attempt, status, ...), the harness, the model and the run id are the attempt's.
+    assert printed.splitlines()[0].endswith("(ATIF -> ACTF, written): 4 lost, 0 invented")
 
 
 def test_strict_writes_nothing_when_something_is_lost(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,13 +14,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._api import dump, dumps, from_dict, kinds, load, loads, redact, scan, schema, to_dict, validate
-from ._issues import InvalidDocument, Issue, SpecError, UnknownKind, WriteError
+from ._issues import InvalidDocument, Issue, SpecError, UnconvertibleAttempt, UnknownKind, WriteError
 from ._kinds import Kind
 from ._limits import Limits
 from ._version import __version__
 
 if TYPE_CHECKING:
     from ._atif_files import from_atif, to_atif
+    from ._migrate import migrate_run
     from ._tasks import read_task, write_task
 
 
@@ -34,6 +35,10 @@ def __getattr__(name: str) -> object:
         from . import _atif_files
 
         return getattr(_atif_files, name)
+    if name == "migrate_run":
+        from . import _migrate
+
+        return _migrate.migrate_run
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -43,6 +48,7 @@ __all__ = [
     "Kind",
     "Limits",
     "SpecError",
+    "UnconvertibleAttempt",
     "UnknownKind",
     "WriteError",
     "__version__",
@@ -53,6 +59,7 @@ __all__ = [
     "kinds",
     "load",
     "loads",
+    "migrate_run",
     "read_task",
     "redact",
     "scan",

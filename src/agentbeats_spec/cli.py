@@ -115,6 +115,20 @@ def _parser() -> argparse.ArgumentParser:
     )
     _limit_options(convert)
 
+    migrate = commands.add_parser(
+        "migrate",
+        help="rewrite the agentcompass.task.v2 tasks of a run as v3; exit 1 when a task could not be converted",
+        description="Rewrite every agentcompass.task.v2 task of an AgentCompass run as agentcompass.task.v3, filed in "
+        "its state folder, exactly as AgentCompass 1.0.1 reads it; checkpoints, artifacts and retry archives move "
+        "with it. A task that cannot be converted is left as it was and listed with the reason. Every file is "
+        "written atomically; an interrupted migration loses nothing and the next one finishes it.",
+    )
+    migrate.add_argument("run", metavar="RUN", type=Path)
+    target = migrate.add_mutually_exclusive_group()
+    target.add_argument("-o", "--output", type=Path, metavar="NEW", help="write a migrated copy of RUN to NEW")
+    target.add_argument("--in-place", action="store_true", help="rewrite RUN itself")
+    migrate.add_argument("--dry-run", action="store_true", help="say what would be done; write nothing")
+
     commands.add_parser("kinds", help="list the artifact kinds, their files and schema versions")
 
     show = commands.add_parser("schema", help="print the JSON Schema of a kind")
@@ -253,6 +267,8 @@ def _run(arguments: argparse.Namespace) -> int:
         return _check_l1(arguments)
     if command == "convert":
         return _convert(arguments)
+    if command == "migrate":
+        return _migrate(arguments)
     if command == "kinds":
         return _kinds()
     return _schema(arguments)
@@ -362,6 +378,16 @@ def _convert(arguments: argparse.Namespace) -> int:
         arguments.source, arguments.output, to_atif=arguments.to == "atif", strict=arguments.strict,
         output_format=arguments.format, agent=(arguments.agent_name, arguments.agent_version, arguments.model_name),
     )  # fmt: skip
+
+
+def _migrate(arguments: argparse.Namespace) -> int:
+    from ._migrate import migrate_run
+
+    if _missing([arguments.run]):
+        return EXIT_USAGE
+    done = migrate_run(arguments.run, arguments.output, in_place=arguments.in_place, dry_run=arguments.dry_run)
+    _reporters.migration(done, sys.stdout)
+    return EXIT_VALID if done.complete else EXIT_INVALID
 
 
 def _kinds() -> int:
