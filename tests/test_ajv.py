@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agentbeats_spec import kinds
-from agentbeats_spec._bundle import bundle, bundled_id
+from agentbeats_spec._bundle import bundle
 from agentbeats_spec._documents import read
 from agentbeats_spec._kinds import from_content, from_path
 from agentbeats_spec._schemas import check, documents
@@ -105,12 +105,24 @@ def run_ajv(schemas: list[dict[str, Any]], instances: list[dict[str, Any]]) -> d
     return output
 
 
+def bundles() -> list[dict[str, Any]]:
+    return [bundle(kind_id) for kind in kinds() for kind_id in kind.versions.values()]
+
+
 def test_every_schema_compiles_in_strict_mode_split_and_bundled() -> None:
     split = list(documents().values())
-    bundled = [bundle(kind_id) for kind in kinds() for kind_id in kind.versions.values()]
-    output = run_ajv(split + bundled, [])
-    assert output["failures"] == {}
-    assert sorted(output["compiled"]) == sorted(schema["$id"] for schema in split + bundled)
+    for schemas in (split, bundles()):  # a bundle has its schema's $id: one registry holds one packaging
+        output = run_ajv(schemas, [])
+        assert output["failures"] == {}
+        assert sorted(output["compiled"]) == sorted(schema["$id"] for schema in schemas)
+
+
+def test_a_bundle_keeps_the_identity_of_the_schema_it_bundles() -> None:
+    ids = [kind_id for kind in kinds() for kind_id in kind.versions.values()]
+    assert [schema["$id"] for schema in bundles()] == ids
+    for kind_id in ids:
+        path = ROOT / "schemas" / "bundled" / kind_id.removeprefix("https://agentbeats.dev/schemas/")
+        assert json.loads(path.read_text(encoding="utf-8"))["$id"] == kind_id
 
 
 def corpus() -> list[tuple[str, Any]]:
@@ -126,12 +138,9 @@ def corpus() -> list[tuple[str, Any]]:
 def test_ajv_and_python_agree_on_every_fixture_and_mutant() -> None:
     corpus_ = corpus()
     instances = [{"schema": schema_id, "data": data} for schema_id, data in corpus_]
-    instances += [{"schema": bundled_id(schema_id), "data": data} for schema_id, data in corpus_]
-    bundled = [bundle(kind_id) for kind in kinds() for kind_id in kind.versions.values()]
-    output = run_ajv(list(documents().values()) + bundled, instances)
     python = [not any(True for _ in check(schema_id, data)) for schema_id, data in corpus_]
-    ajv_split = [verdict["valid"] for verdict in output["verdicts"][: len(corpus_)]]
-    ajv_bundled = [verdict["valid"] for verdict in output["verdicts"][len(corpus_) :]]
+    ajv_split = [verdict["valid"] for verdict in run_ajv(list(documents().values()), instances)["verdicts"]]
+    ajv_bundled = [verdict["valid"] for verdict in run_ajv(bundles(), instances)["verdicts"]]
     disagreements = [corpus_[i] for i, (a, b) in enumerate(zip(python, ajv_split, strict=True)) if a != b]
     assert disagreements == []
     assert ajv_bundled == ajv_split

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -102,3 +103,26 @@ def test_check_l1_prints_a_summary_per_check(repo: Path, capsys: pytest.CaptureF
 def test_check_l1_needs_an_agentbeats_toml(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check-l1", str(tmp_path)]) == 1
     assert "agentbeats.toml" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("output_format", ["json", "github", "sarif"])
+def test_check_l1_speaks_validates_ci_formats(
+    repo: Path, capsys: pytest.CaptureFixture[str], output_format: str
+) -> None:
+    rewrite(repo, "required = true", 'required = "yes"')
+    assert main(["check-l1", "--format", output_format, str(repo)]) == 1
+    l1 = capsys.readouterr().out
+    assert main(["validate", "--format", output_format, str(repo)]) == 1
+    assert l1 == capsys.readouterr().out  # the same report, in the same words, as validate gives
+    if output_format == "json":
+        [issue] = json.loads(l1)["issues"]
+        assert (issue["code"], issue["pointer"], issue["line"], issue["severity"]) == (
+            "schema.type", "/dependency/openai_api_key/required", 24, "error"
+        )  # fmt: skip
+    elif output_format == "github":
+        assert l1.startswith(f"::error file={repo / 'agentbeats.toml'},line=24,col=")
+    else:
+        result = json.loads(l1)["runs"][0]["results"][0]
+        assert (result["ruleId"], result["locations"][0]["physicalLocation"]["region"]["startLine"]) == (
+            "schema.type", 24
+        )  # fmt: skip

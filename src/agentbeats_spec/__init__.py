@@ -28,6 +28,7 @@ from ._limits import Limits
 from ._version import __version__
 
 if TYPE_CHECKING:
+    from ._atif_files import from_atif, to_atif
     from ._migrate import migrate_run
     from ._tasks import read_task, write_task
 
@@ -38,6 +39,10 @@ def __getattr__(name: str) -> object:
         from . import _tasks
 
         return getattr(_tasks, name)
+    if name in ("to_atif", "from_atif"):
+        from . import _atif_files
+
+        return getattr(_atif_files, name)
     if name == "migrate_run":
         from . import _migrate
 
@@ -58,6 +63,7 @@ __all__ = [
     "__version__",
     "dump",
     "dumps",
+    "from_atif",
     "from_dict",
     "kinds",
     "load",
@@ -67,6 +73,7 @@ __all__ = [
     "redact",
     "scan",
     "schema",
+    "to_atif",
     "to_dict",
     "validate",
     "write_task",

@@ -3,6 +3,8 @@
 For tools that cannot load several files. Each schema a root reaches in another file is copied into the
 root's ``$defs`` under a name made from its file and place (``common.defs.v1--issue``), and every $ref is
 rewritten to point there; references inside a copied schema are rewritten relative to the file it came from.
+A bundle is the same schema in another packaging, so it keeps the ``$id`` of the schema it bundles: one
+identity per schema (a registry holds either the split files or the bundled one, never both).
 """
 
 from __future__ import annotations
@@ -58,8 +60,4 @@ def bundle(schema_id: str) -> dict[str, Any]:
         own_defs[names[(file, fragment)]] = rewrite(
             {key: value for key, value in node.items() if key not in ("$id", "$schema")}, file
         )
-    return {"$schema": root["$schema"], "$id": bundled_id(schema_id), **rewritten, "$defs": own_defs}
-
-
-def bundled_id(schema_id: str) -> str:
-    return BASE_URI + "bundled/" + schema_id.removeprefix(BASE_URI)
+    return {"$schema": root["$schema"], "$id": schema_id, **rewritten, "$defs": own_defs}

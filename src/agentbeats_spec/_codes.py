@@ -77,6 +77,8 @@ CODES: dict[str, str] = {
     "jsonl.torn-line": "The last line of a JSON Lines file is cut short (a writer stopped mid-line).",
     "jsonl.no-final-newline": "The last line of a JSON Lines file has no newline; the next record would join it.",
     "jsonl.blank-line": "A blank line in a JSON Lines file.",
+    # Other formats
+    "atif.invalid": "A file given as ATIF that is not an ATIF trajectory (v1.x) as the converter reads it.",
     # Layouts
     "layout.missing-file": "A file the layout requires is missing.",
     "layout.missing-folder": "A folder the layout requires (or declares) is missing.",

@@ -102,9 +102,29 @@ def _parser() -> argparse.ArgumentParser:
         description="Check an ABV3-L1 repository: agentbeats.toml, dependencies, run configs and results.",
     )
     l1.add_argument("repository", nargs="?", default=Path("."), type=Path, metavar="REPO")
-    l1.add_argument("--strict", action="store_true", help="treat warnings as errors")
-    l1.add_argument("--no-context", action="store_true", help="do not show the source line under each issue")
+    _report_options(l1)
     _limit_options(l1)
+
+    convert = commands.add_parser(
+        "convert",
+        help="convert ACTF trajectories to ATIF and back, with a report of what was lost or invented",
+        description="Convert an ACTF trajectory, an attempt result.json or a task folder (one file per attempt) to "
+        "ATIF v1.8, or an ATIF file to an ACTF trajectory. Every member without a counterpart and every value "
+        "filled in is reported and recorded in the output; files are written atomically, never over the input.",
+    )
+    convert.add_argument("source", metavar="SOURCE", type=Path)
+    direction = convert.add_mutually_exclusive_group(required=True)
+    direction.add_argument("--to", choices=("atif",), help="convert ACTF (or an attempt, or a task folder) to ATIF")
+    direction.add_argument("--from", dest="from_", choices=("atif",), help="convert an ATIF file to ACTF")
+    convert.add_argument("-o", "--output", type=Path, required=True, help="the file (a folder for a task folder)")
+    convert.add_argument("--format", choices=("text", "json"), default="text", help="how to print the loss report")
+    for flag, what in (("--agent-name", "agent.name"), ("--agent-version", "agent.version"),
+                       ("--model-name", "agent.model_name")):  # fmt: skip
+        convert.add_argument(flag, metavar="TEXT", help=f"--to atif: the {what} to write (else from the attempt)")
+    convert.add_argument(
+        "--strict", action="store_true", help="write nothing and exit 1 if anything is lost or invented"
+    )
+    _limit_options(convert)
 
     migrate = commands.add_parser(
         "migrate",
@@ -261,6 +281,8 @@ def _run(arguments: argparse.Namespace) -> int:
         return _redact(arguments)
     if command == "check-l1":
         return _check_l1(arguments)
+    if command == "convert":
+        return _convert(arguments)
     if command == "migrate":
         return _migrate(arguments)
     if command == "kinds":
@@ -376,9 +398,20 @@ def _check_l1(arguments: argparse.Namespace) -> int:
         print(f"agentbeats-spec: error: no such folder: {repository}", file=sys.stderr)
         return EXIT_USAGE
     report = check_repository(repository)
-    _reporters.l1_summary(report, repository, sys.stdout)
-    _reporters.text(report, sys.stdout, context=not arguments.no_context, strict=arguments.strict)
-    return _exit_code(report, arguments.strict)
+    if arguments.format == "text":  # the summary per check is for people; the other formats are validate's
+        _reporters.l1_summary(report, repository, sys.stdout)
+    return _report(report, arguments)
+
+
+def _convert(arguments: argparse.Namespace) -> int:
+    if _missing([arguments.source]):
+        return EXIT_USAGE
+    from . import _atif_files
+
+    return _atif_files.main(
+        arguments.source, arguments.output, to_atif=arguments.to == "atif", strict=arguments.strict,
+        output_format=arguments.format, agent=(arguments.agent_name, arguments.agent_version, arguments.model_name),
+    )  # fmt: skip
 
 
 def _migrate(arguments: argparse.Namespace) -> int:
