@@ -8,6 +8,8 @@ rewritten to point there; references inside a copied schema are rewritten relati
 from __future__ import annotations
 
 import copy
+import json
+import re
 from typing import Any
 from urllib.parse import urldefrag, urljoin
 
@@ -63,3 +65,14 @@ def bundle(schema_id: str) -> dict[str, Any]:
 
 def bundled_id(schema_id: str) -> str:
     return BASE_URI + "bundled/" + schema_id.removeprefix(BASE_URI)
+
+
+# Characters that would be invisible in a schema file (white space other than the space, line and paragraph
+# separators, format characters): written as \u escapes, so that a reader of the file sees them.
+_INVISIBLE = re.compile("[\\u0085\\u00a0\\u1680\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u206f\\u3000\\ufeff]")
+
+
+def schema_text(value: Any) -> str:
+    """The canonical text of a schema file: indent 2, non-ASCII kept except invisible characters, a final newline."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    return _INVISIBLE.sub(lambda match: f"\\u{ord(match.group()):04x}", text) + "\n"
