@@ -63,7 +63,7 @@ def test_validate_takes_a_path_text_bytes_or_mapping() -> None:
     broken = source.replace('"avg"', '"avg", "k": 4')
     by_text = validate(broken)
     assert [(i.code, i.pointer, i.line) for i in by_text] == [("json.duplicate-key", "/attempt_plan/k", 17)]
-    assert validate({"schema_version": "agentcompass.task.v3", "task_id": "t", "attempts": {}}) == []
+    assert validate({"schema_version": "agentcompass.task.v3", "task_id": "t", "attempts": {"1": "attempt-1"}}) == []
 
 
 def test_issues_from_files_name_the_file_and_kind() -> None:

@@ -34,7 +34,7 @@ def test_invalid_fixtures_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 1
     lines = out.splitlines()
     assert [line for line in lines if line.startswith("invalid: ")] == [
-        "invalid: 9 file(s) checked; 36 error(s), 6 warning(s)"
+        "invalid: 9 file(s) checked; 37 error(s), 1 warning(s), 2 info (shown with --show-info)"
     ]
     first = lines[0]
     assert first.startswith(
@@ -80,10 +80,51 @@ def test_json_report_is_exactly_one_object(capsys: pytest.CaptureFixture[str]) -
 
 def test_warnings_pass_unless_strict(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "trajectory.json"
-    path.write_text('{"schema_version": "ACTF_v1.0", "steps": [], "started_at": "2026-08-01 10:00:00"}')
+    path.write_text(
+        '{"schema_version": "ACTF_v1.0", "steps": [], "started_at": "2026-08-01T10:00:05Z", '
+        '"finished_at": "2026-08-01T10:00:00Z"}'
+    )
     assert run(capsys, "validate", str(path))[0] == 0
     code, out, _ = run(capsys, "validate", "--strict", "--format", "json", str(path))
     assert code == 1 and json.loads(out)["valid"] is False
+
+
+INFO_ONLY = '{\n  "schema_version": "ACTF_v1.0",\n  "steps": [],\n  "started_at": "2026-08-01 10:00:00"\n}\n'
+
+
+def test_info_never_fails_not_even_strict(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "trajectory.json"
+    path.write_text(INFO_ONLY)
+    code, out, _ = run(capsys, "validate", "--strict", "--format", "json", str(path))
+    report = json.loads(out)
+    assert code == 0 and report["valid"] is True
+    assert [(i["code"], i["severity"], i["pointer"], i["line"], i["column"]) for i in report["issues"]] == [
+        ("rule.timestamp-offset", "info", "/started_at", 4, 17)
+    ]
+
+
+def test_the_text_format_hides_info_unless_asked(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "trajectory.json"
+    path.write_text(INFO_ONLY)
+    code, out, _ = run(capsys, "validate", "--strict", str(path))
+    assert code == 0
+    assert out == "valid: 1 file(s) checked; 0 error(s), 0 warning(s), 1 info (shown with --show-info)\n"
+    code, out, _ = run(capsys, "validate", "--strict", "--show-info", "--no-context", str(path))
+    assert code == 0
+    assert out.splitlines()[0].startswith(f"{path}:4:17: info rule.timestamp-offset '2026-08-01 10:00:00' has no")
+    assert out.splitlines()[1] == "valid: 1 file(s) checked; 0 error(s), 0 warning(s), 1 info"
+
+
+def test_info_is_a_sarif_note_and_a_github_notice(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "trajectory.json"
+    path.write_text(INFO_ONLY)
+    code, out, _ = run(capsys, "validate", "--strict", "--format", "sarif", str(path))
+    (result,) = json.loads(out)["runs"][0]["results"]
+    (rule,) = json.loads(out)["runs"][0]["tool"]["driver"]["rules"]
+    assert code == 0 and result["level"] == "note" and rule["defaultConfiguration"]["level"] == "note"
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 4, "startColumn": 17}
+    code, out, _ = run(capsys, "validate", "--strict", "--format", "github", str(path))
+    assert code == 0 and out.startswith(f"::notice file={path},line=4,col=17,title=rule.timestamp-offset::")
 
 
 def test_a_missing_path_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -196,9 +196,21 @@ def test_retry_file_names_follow_the_pattern(run: Path) -> None:
     assert [(i.code, i.severity) for i in issues] == [("layout.retry-file-name", "warning")]
 
 
-def test_a_retry_count_that_differs_from_the_records_is_a_warning(run: Path) -> None:
+def test_fewer_retry_records_than_retry_count_is_info(run: Path) -> None:
+    """write_result stores the counts; the records are the runner's, so a run written by it alone has none."""
     retries = task(run) / "attempt-1" / "retries"
     sorted(retries.iterdir())[0].unlink()
+    issues = validate(run)
+    assert [(i.code, i.severity, i.pointer) for i in issues] == [("layout.retry-count", "info", "/retry_count")]
+
+
+def test_more_retry_records_than_retry_count_is_a_warning(run: Path) -> None:
+    retries = task(run) / "attempt-1" / "retries"
+    first = sorted(path for path in retries.iterdir() if path.is_file())[0]
+    record = json.loads(first.read_text(encoding="utf-8"))
+    record["retry"] = 9
+    record["max_retries"] = 9
+    (retries / first.name.replace(".retry1.", ".retry9.")).write_text(json.dumps(record, indent=2))
     issues = validate(run)
     assert [(i.code, i.severity, i.pointer) for i in issues] == [("layout.retry-count", "warning", "/retry_count")]
 

@@ -52,7 +52,7 @@ def test_dump_then_load_gives_the_same_model(tmp_path_factory: pytest.TempPathFa
 
 
 def test_absent_and_null_stay_apart() -> None:
-    identity = {"schema_version": "agentcompass.task.v3", "task_id": "t", "attempts": {}}
+    identity = {"schema_version": "agentcompass.task.v3", "task_id": "t", "attempts": {"1": "attempt-1"}}
     published = {**identity, "category": None, "ground_truth": None, "attempt_plan": {"k": 1, "strategy": "avg"}}
     assert from_dict("agentcompass-task", identity).category is ABSENT
     assert from_dict("agentcompass-task", published).category is None
@@ -114,7 +114,8 @@ def test_evolve_equality_and_a_short_repr() -> None:
 
 
 def test_dump_refuses_an_invalid_model_and_writes_nothing(tmp_path: Path) -> None:
-    task = from_dict("agentcompass-task", {"schema_version": "agentcompass.task.v3", "task_id": "t", "attempts": {}})
+    identity = {"schema_version": "agentcompass.task.v3", "task_id": "t", "attempts": {"1": "attempt-1"}}
+    task = from_dict("agentcompass-task", identity)
     path = tmp_path / "task.json"
     bad = attrs.evolve(task, task_id=" t ")
     with pytest.raises(InvalidDocument) as info:

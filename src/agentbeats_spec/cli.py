@@ -87,7 +87,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Check an ABV3-L1 repository: agentbeats.toml, dependencies, run configs and results.",
     )
     l1.add_argument("repository", nargs="?", default=Path("."), type=Path, metavar="REPO")
-    l1.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    l1.add_argument("--strict", action="store_true", help="treat warnings as errors (info never fails)")
+    l1.add_argument("--show-info", action="store_true", help="also show info, what need not be fixed")
     l1.add_argument("--no-context", action="store_true", help="do not show the source line under each issue")
     _limit_options(l1)
 
@@ -109,10 +110,14 @@ def _report_options(command: argparse.ArgumentParser) -> None:
         default="text",
         help="text for people, json for programs, github for workflow annotations, sarif for code scanning",
     )
-    command.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    command.add_argument("--strict", action="store_true", help="treat warnings as errors (info never fails)")
     command.add_argument(
         "--no-context", action="store_true", help="text format: do not show the source line under each issue"
     )
+    command.add_argument(
+        "--show-info", action="store_true",
+        help="text format: also show info, what a reader should know but need not fix (other formats always do)",
+    )  # fmt: skip
 
 
 def _limit_options(command: argparse.ArgumentParser) -> None:
@@ -236,12 +241,15 @@ def _report(report: Report, arguments: argparse.Namespace) -> int:
     elif arguments.format == "sarif":
         _reporters.sarif(report, sys.stdout)
     else:
-        _reporters.text(report, sys.stdout, context=not arguments.no_context, strict=arguments.strict)
+        _reporters.text(
+            report, sys.stdout, context=not arguments.no_context, strict=arguments.strict, show_info=arguments.show_info
+        )
     return _exit_code(report, arguments.strict)
 
 
 def _exit_code(report: Report, strict: bool) -> int:
-    failed = any(issue.severity == "error" or strict for issue in report.issues)
+    failing = ("error", "warning") if strict else ("error",)
+    failed = any(issue.severity in failing for issue in report.issues)
     return EXIT_INVALID if failed else EXIT_VALID
 
 
@@ -276,7 +284,9 @@ def _check_l1(arguments: argparse.Namespace) -> int:
         return EXIT_USAGE
     report = check_repository(repository)
     _reporters.l1_summary(report, repository, sys.stdout)
-    _reporters.text(report, sys.stdout, context=not arguments.no_context, strict=arguments.strict)
+    _reporters.text(
+        report, sys.stdout, context=not arguments.no_context, strict=arguments.strict, show_info=arguments.show_info
+    )
     return _exit_code(report, arguments.strict)
 
 

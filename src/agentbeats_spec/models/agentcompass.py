@@ -53,8 +53,14 @@ class ArtifactEntry:
 
     source: str = attrs.field(repr=short_repr)
     destination: str = attrs.field(repr=short_repr)
-    status: Literal["pending", "collected", "missing", "excluded"]
+    exclude: list[str] | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    service: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
+    status: Literal["pending", "collecting", "collected", "missing", "excluded", "failed", "cancelled", "not_collected"]
     kind: Literal["file", "directory"] | Absent = attrs.field(default=ABSENT)
+    sha256: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    size_bytes: int | Absent = attrs.field(default=ABSENT)
+    file_count: int | Absent = attrs.field(default=ABSENT)
+    error_type: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
     unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
@@ -135,7 +141,9 @@ class AttemptResult:
 
 @attrs.define(kw_only=True)
 class DeclaredArtifacts:
-    """Index of the files collected for this attempt.
+    """Index of the files collected for this attempt, as the artifact collector writes it. A transfer that failed
+    or was interrupted leaves complete false, the error_type of the exception and the failed_operation; a
+    complete manifest holds only collected, missing and excluded entries.
 
     Generated from ``agentcompass/attempt.v3.json#/$defs/declaredArtifacts``.
     """
@@ -144,6 +152,8 @@ class DeclaredArtifacts:
     directory: str = attrs.field(repr=short_repr)
     complete: bool
     entries: list[ArtifactEntry] = attrs.field(repr=short_repr)
+    error_type: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    failed_operation: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
     unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
