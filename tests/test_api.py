@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import pathlib
 import re
 
@@ -87,3 +88,19 @@ def test_issue_is_frozen_and_prints_like_a_compiler() -> None:
     with pytest.raises(AttributeError):
         issue.line = 3  # type: ignore[misc]
     assert str(issue) == "f.json:2:12: error schema.minimum expected a number >= 0 (at /count)"
+
+
+def test_a_parsed_mapping_gets_the_same_issues_as_its_text() -> None:
+    """A non-finite number does not hide the rest: every issue is found, as in the text of the same document."""
+    data = {"count": -1, "main_metric": "acc", "acc": math.nan, "extra": [math.inf, -math.inf]}
+    found = [(i.code, i.pointer, i.severity, i.message) for i in validate(data, "abv3-results")]
+    assert found == [
+        ("json.non-finite", "/acc", "error", "NaN is not valid JSON; write a finite number or null"),
+        ("schema.minimum", "/count", "error", "expected a number >= 0, found the number -1"),
+        ("json.non-finite", "/extra/0", "error", "Infinity is not valid JSON; write a finite number or null"),
+        ("json.non-finite", "/extra/1", "error", "-Infinity is not valid JSON; write a finite number or null"),
+    ]
+    text = '{"count": -1, "main_metric": "acc", "acc": NaN, "extra": [Infinity, -Infinity]}'
+    assert {(i.code, i.pointer, i.message) for i in validate(text, "abv3-results")} == {
+        (code, pointer, message) for code, pointer, _, message in found
+    }

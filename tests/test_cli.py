@@ -127,6 +127,28 @@ def test_info_is_a_sarif_note_and_a_github_notice(capsys: pytest.CaptureFixture[
     assert code == 0 and out.startswith(f"::notice file={path},line=4,col=17,title=rule.timestamp-offset::")
 
 
+def test_a_folder_holding_no_artifact_is_nothing_checked_not_a_pass(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "notes.json").write_text('{"not": "an artifact"}')
+    (tmp_path / "README.md").write_text("# nothing here\n")
+    code, out, err = run(capsys, "validate", str(tmp_path))
+    assert code == 2
+    assert err == f"agentbeats-spec: error: no artifact found under {tmp_path} (see --allow-empty)\n"
+    assert out == "valid: 0 file(s) checked, 2 other file(s) skipped; 0 error(s), 0 warning(s)\n"
+    code, _, err = run(capsys, "validate", "--allow-empty", str(tmp_path))
+    assert (code, err) == (0, "")
+
+
+def test_a_path_named_twice_is_checked_once(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "trajectory.json"
+    path.write_text('{"schema_version": "ACTF_v1.0", "steps": [{"step_id": -1}]}')
+    again = tmp_path / ".." / tmp_path.name / path.name
+    code, out, _ = run(capsys, "validate", "--format", "json", str(path), str(again))
+    report = json.loads(out)
+    assert (code, report["checked"], [i["code"] for i in report["issues"]]) == (1, 1, ["schema.minimum"])
+
+
 def test_a_missing_path_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out, err = run(capsys, "validate", str(tmp_path / "nope.json"))
     assert (code, out) == (2, "")

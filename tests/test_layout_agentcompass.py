@@ -245,3 +245,12 @@ def test_a_task_filed_twice_is_an_error(run: Path) -> None:
 def test_each_file_is_also_checked_as_its_kind(run: Path) -> None:
     edit(task(run) / "attempt-2" / "result.json", lambda data: data.update(status="done"))
     assert found(run) == {("schema.enum", f"details/error/{TASK_NAME}/attempt-2/result.json", "/status")}
+
+
+def test_a_truncated_task_index_is_a_syntax_error_and_nothing_else(run: Path) -> None:
+    index = task(run) / "task.json"
+    index.write_text(index.read_text(encoding="utf-8")[:30], encoding="utf-8")
+    issues = validate(run)
+    assert [(i.code, i.pointer, i.line, i.severity) for i in issues if i.file == str(index)] == [
+        ("json.syntax", "", 2, "error")
+    ]

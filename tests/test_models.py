@@ -211,3 +211,25 @@ def test_models_and_a_typed_example_pass_mypy_strict() -> None:
         capture_output=True, text=True, check=False, cwd=ROOT,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout
+
+
+def test_an_unknown_member_cannot_shadow_a_declared_one_when_the_model_is_built() -> None:
+    with pytest.raises(InvalidDocument) as raised:
+        Step(step_id=0, unknown_members={"step_id": 3, "harness_note": "kept"})
+    (issue,) = raised.value.issues
+    assert (issue.code, issue.pointer, issue.severity) == ("rule.shadowed-member", "/step_id", "error")
+    assert issue.message.startswith("unknown_members holds 'step_id', a declared member of Step")
+    trajectory = from_dict("actf-trajectory", {"schema_version": "ACTF_v1.0", "steps": []})
+    with pytest.raises(InvalidDocument):
+        trajectory.unknown_members = {"steps": [{"step_id": 1}]}
+
+
+def test_an_unknown_member_cannot_shadow_a_declared_one_when_the_model_is_dumped(tmp_path: Path) -> None:
+    trajectory = from_dict("actf-trajectory", {"schema_version": "ACTF_v1.0", "steps": [{"step_id": 0, "x": 1}]})
+    trajectory.steps[0].unknown_members["step_id"] = 5  # changed in place, after the model was built
+    path = tmp_path / "trajectory.json"
+    for write in (lambda: dump(trajectory, path), lambda: dumps(trajectory), lambda: to_dict(trajectory)):
+        with pytest.raises(InvalidDocument) as raised:
+            write()
+        assert [(i.code, i.pointer) for i in raised.value.issues] == [("rule.shadowed-member", "/steps/0/step_id")]
+    assert not path.exists()

@@ -58,6 +58,7 @@ CODES: dict[str, str] = {
     "rule.retry-counts-attempt": "retry_counts names an attempt beyond attempt_plan.k.",
     "rule.retry-counts-sparse": "retry_counts holds a zero; the map is sparse.",
     "rule.step-order": "Trajectory step ids do not strictly increase.",
+    "rule.shadowed-member": "A model's unknown_members holds the name of one of its declared members.",
     "rule.empty-object-list": "{} where a list (or null) belongs.",
     "rule.timestamp": "A timestamp that names no real date and time.",
     "rule.timestamp-offset": "A timestamp without a UTC offset.",

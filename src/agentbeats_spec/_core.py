@@ -29,6 +29,7 @@ class Report:
     checked: int
     skipped: int = 0
     kinds: tuple[tuple[str, int], ...] = ()
+    empty: tuple[str, ...] = ()  # folders named to check that held no artifact at all
 
     @property
     def valid(self) -> bool:
@@ -82,7 +83,7 @@ class Collector:
         if self.progress is not None:
             self.progress(self.checked + self.skipped)
 
-    def report(self) -> Report:
+    def report(self, empty: tuple[str, ...] = ()) -> Report:
         for future in self.pending:
             self.merge(future.result())
         self.pending.clear()
@@ -91,7 +92,12 @@ class Collector:
             self.checked,
             self.skipped,
             tuple(sorted(self.kinds.items())),
+            empty,
         )
+
+    def progress_mark(self) -> tuple[int, int, int]:
+        """What has been found so far (files checked, units sent to workers, issues): compare two marks."""
+        return self.checked, len(self.pending), len(self.issues)
 
 
 _Part = tuple[list[Issue], int, int, dict[str, int]]

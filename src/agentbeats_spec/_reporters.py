@@ -264,7 +264,7 @@ def _default_level(code: str) -> str:
 
 
 # Codes that are only ever info, or at most warnings; the level of each result is its issue's own.
-_INFO_CODES = frozenset({"rule.timestamp-offset", "rule.empty-object-list", "layout.not-an-experiment"})
+_INFO_CODES = frozenset({"rule.timestamp-offset", "rule.empty-object-list"})
 _WARNING_CODES = frozenset(
     {"json.bom", "json.large-integer", "rule.unknown-key", "rule.unknown-strategy", "rule.retry-counts-sparse",
      "rule.finished-before-started", "layout.unexpected-entry",

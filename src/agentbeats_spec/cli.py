@@ -47,6 +47,10 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("--kind", choices=list(KINDS), help="the artifact kind, when names and content cannot tell")
     validate.add_argument("--secrets", action="store_true", help="also search every artifact for credentials")
     validate.add_argument(
+        "--allow-empty", action="store_true",
+        help="accept a folder that holds no artifact (by default that exits 2: nothing checked is not a pass)",
+    )  # fmt: skip
+    validate.add_argument(
         "--jobs", type=_positive, default=os.cpu_count() or 1, metavar="N",
         help="worker processes for the task folders of a run (default: the number of cores)",
     )  # fmt: skip
@@ -208,7 +212,12 @@ def _validate(arguments: argparse.Namespace) -> int:
         report = check_paths(arguments.paths, kind, progress=progress, jobs=arguments.jobs)
     if progress is not None:
         progress.close()
-    return _report(report, arguments)
+    status = _report(report, arguments)
+    if report.empty and not arguments.allow_empty:
+        for folder in report.empty:
+            print(f"agentbeats-spec: error: no artifact found under {folder} (see --allow-empty)", file=sys.stderr)
+        return EXIT_USAGE
+    return status
 
 
 def _scan(arguments: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ walked, every artifact file in it checked on its own, and every layout below it 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,15 +35,27 @@ def check_paths(
     progress: Callable[[int], None] | None = None,
     jobs: int = 1,
 ) -> Report:
-    """Check files and folders; with ``jobs`` > 1, task folders are checked in that many worker processes."""
+    """Check files and folders; with ``jobs`` > 1, task folders are checked in that many worker processes.
+
+    A path named twice is checked once; the report names the folders in which nothing at all was found.
+    """
     with _Pool(jobs) as pool:
         collector = Collector(progress=progress, pool=pool if jobs > 1 else None)
+        empty = []
+        seen = set()
         for path in paths:
+            identity = os.path.realpath(path)
+            if identity in seen:
+                continue
+            seen.add(identity)
             if is_folder(path):
+                before = collector.progress_mark()
                 check_folder(path, kind, collector, path)
+                if collector.progress_mark() == before:
+                    empty.append(str(path))
             else:
                 collector.add(examine_file(path, kind, explicit=True))
-        return collector.report()
+        return collector.report(tuple(empty))
 
 
 class _Pool:

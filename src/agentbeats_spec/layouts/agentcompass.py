@@ -197,7 +197,7 @@ def _check_task(task: Path, state: str | None, root: Path | None, collector: Col
         results[key] = _check_attempt(folders[name].path, number, task_id, task.name, root, collector)
 
     if state in FINAL_STATES:
-        if not any(member in data for member in SHARED):
+        if index.document.readable and not any(member in data for member in SHARED):
             findings.append(
                 Finding(
                     "",

@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Literal
 
 import attrs
 
-from .._modelkit import ABSENT, Absent, short_repr
+from .._modelkit import ABSENT, Absent, no_shadowing, short_repr
 from .actf import Trajectory
 
 __all__ = [
@@ -40,7 +40,7 @@ class AnalysisEntry:
     details: Any = attrs.field(default=ABSENT, repr=short_repr)
     error: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
     extra: dict[str, Any] | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -61,7 +61,7 @@ class ArtifactEntry:
     size_bytes: int | Absent = attrs.field(default=ABSENT)
     file_count: int | Absent = attrs.field(default=ABSENT)
     error_type: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -74,7 +74,7 @@ class Artifacts:
 
     declared_artifacts: DeclaredArtifacts | Absent = attrs.field(default=ABSENT)
     execution_diagnostics: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -135,7 +135,7 @@ class AttemptResult:
     analysis_result: dict[str, AnalysisEntry] | Absent = attrs.field(default=ABSENT, repr=short_repr)
     meta: Meta | Absent = attrs.field(default=ABSENT)
     retry_count: int | Absent = attrs.field(default=ABSENT)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -154,7 +154,7 @@ class DeclaredArtifacts:
     entries: list[ArtifactEntry] = attrs.field(repr=short_repr)
     error_type: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
     failed_operation: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
