@@ -111,8 +111,9 @@ def test_every_schema_compiles_in_strict_mode_split_and_bundled() -> None:
     assert sorted(output["compiled"]) == sorted(schema["$id"] for schema in split + bundled)
 
 
+@functools.cache
 def corpus() -> list[tuple[str, Any]]:
-    """(schema id, document) of every fixture and every mutant of one."""
+    """(schema id, document) of every fixture and every mutant of one (built once; never to be changed)."""
     found: list[tuple[str, Any]] = []
     for schema_id, data in fixtures():
         found.append((schema_id, data))

@@ -60,17 +60,19 @@ def test_what_the_writer_writes_validates_and_what_its_reader_refuses_gets_an_er
         assert failures(validate(root)) == []
         documents = sorted(path for path in root.rglob("*.json") if "retries" not in path.parts)
         for round_ in range(MUTATIONS_PER_RUN):
-            target = picks.draw(st.sampled_from(documents), label="file")
-            original = json.loads(target.read_text(encoding="utf-8"))
-            mutation = picks.draw(mutations(original), label="mutation")
             copied = Path(folder) / f"mutant-{round_}"
-            shutil.copytree(root, copied)
-            mutated = copied / target.relative_to(root)
-            mutated.write_text(mutation, encoding="utf-8")
+            shutil.copytree(root, copied, symlinks=True)
+            if picks.draw(st.booleans(), label="a file, or the tree"):
+                target = picks.draw(st.sampled_from(documents), label="file")
+                mutation = picks.draw(mutations(json.loads(target.read_text(encoding="utf-8"))), label="mutation")
+                (copied / target.relative_to(root)).write_text(mutation, encoding="utf-8")
+                what = f"{target.relative_to(root)}:\n{mutation}"
+            else:
+                what = picks.draw(tree_mutations(copied), label="tree mutation")
             refused = reader_refuses(modules(), copied, task_ids)
             if refused is not None:
                 errors = [issue for issue in validate(copied) if issue.severity == "error"]
-                assert errors, f"the reader refuses ({refused!r}) {mutated.relative_to(copied)}:\n{mutation}"
+                assert errors, f"the reader refuses ({refused!r}) {what}"
             shutil.rmtree(copied)
 
 
@@ -92,6 +94,40 @@ def test_a_detail_record_the_reader_refuses_gets_an_error(plan: tuple[Task, ...]
             except Exception:  # any exception is a refusal
                 errors = [i for i in validate(text, "agentcompass-task-detail") if i.severity == "error"]
                 assert errors, text
+
+
+@st.composite
+def tree_mutations(draw: Any, root: Path) -> str:
+    """One change to the folders of a run, made in place; what it did."""
+    task = draw(st.sampled_from(sorted(path for path in root.glob("details/*/*") if path.is_dir())), label="task")
+    attempts = sorted(path for path in task.glob("attempt-*") if path.is_dir())
+    other_state = root / "details" / draw(st.sampled_from([s for s in STATES if s != task.parent.name]))
+    kind = draw(st.sampled_from(["rename", "move", "copy", "drop attempt", "rename attempt", "drop result",
+                                 "drop index", "link result"]))  # fmt: skip
+    attempt = draw(st.sampled_from(attempts)) if attempts else None
+    if kind == "rename":
+        task.rename(task.with_name(draw(st.sampled_from(["x", "task_", "-"])) + task.name))
+    elif kind in ("move", "copy"):
+        other_state.mkdir(exist_ok=True)
+        (task.rename if kind == "move" else lambda target: shutil.copytree(task, target))(other_state / task.name)
+    elif kind == "drop index":
+        (task / "task.json").unlink()
+    elif attempt is not None and kind == "drop attempt":
+        shutil.rmtree(attempt)
+    elif attempt is not None and kind == "rename attempt":
+        attempt.rename(attempt.with_name(attempt.name.replace("-", "-0")))
+    elif attempt is not None and (attempt / "result.json").is_file():
+        result = attempt / "result.json"
+        if kind == "link result":
+            elsewhere = root / "elsewhere.json"
+            result.replace(elsewhere)
+            result.symlink_to(elsewhere)
+        else:
+            result.unlink()
+    return f"{kind} {task.relative_to(root)} {attempt.name if attempt else ''}"
+
+
+STATES = ("running", "normal", "error", "fatal")
 
 
 # What is done to a document: each turns its JSON value into the text written in its place.

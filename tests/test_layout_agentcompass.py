@@ -52,10 +52,11 @@ def test_the_hash_is_the_sha256_of_the_exact_task_id(run: Path) -> None:
     assert "layout.task-hash" in codes
 
 
-def test_a_readable_prefix_other_than_the_reference_is_a_warning(run: Path) -> None:
+def test_a_readable_prefix_other_than_the_writers_is_an_error(run: Path) -> None:
+    """AgentCompass 1.0.1's read_result refuses it: 'task directory does not match task identity'."""
     _rename(run, "other-prefix--" + TASK_NAME.split("--")[1])
     issues = validate(run)
-    assert [(i.code, i.severity) for i in issues] == [("layout.readable-name", "warning")]
+    assert [(i.code, i.severity, i.pointer, i.line) for i in issues] == [("layout.readable-name", "error", "", None)]
 
 
 def test_a_task_folder_without_the_hash_is_an_error(run: Path) -> None:

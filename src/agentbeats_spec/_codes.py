@@ -74,7 +74,7 @@ CODES: dict[str, str] = {
     "layout.duplicate-task": "A task with more than one result folder.",
     "layout.task-folder-name": "A task folder not named <readable>--<sha256>.",
     "layout.task-hash": "A task folder whose hash is not the sha256 of its task_id.",
-    "layout.readable-name": "A task folder whose readable prefix differs from the reference writer's.",
+    "layout.readable-name": "A task folder whose readable prefix differs from the writer's (its reader refuses it).",
     "layout.missing-attempt": "task.json maps an attempt to a folder that does not exist.",
     "layout.unmapped-attempt": "An attempt folder that task.json does not map.",
     "layout.attempt-folder-name": "An attempt folder with a non-canonical number (attempt-02).",

@@ -268,7 +268,7 @@ _INFO_CODES = frozenset({"rule.timestamp-offset", "rule.empty-object-list"})
 _WARNING_CODES = frozenset(
     {"json.bom", "json.large-integer", "rule.unknown-key", "rule.unknown-strategy", "rule.retry-counts-sparse",
      "rule.finished-before-started", "layout.unexpected-entry",
-     "layout.temporary-file", "layout.v2-layout", "layout.readable-name", "layout.retry-file-name",
+     "layout.temporary-file", "layout.v2-layout", "layout.retry-file-name",
      "layout.retry-count", "layout.orphan-results", "layout.missing-results", "security.symlink"}
 )  # fmt: skip
 

@@ -245,9 +245,8 @@ def _check_task_name(task: Path, task_id: str | None, collector: Collector) -> N
         collector.about(
             task,
             "layout.readable-name",
-            f"the readable prefix differs from the reference writer's {readable_name(task_id)!r} "
-            "(the hash identifies the task; the prefix is only for people)",
-            "warning",
+            f"the readable prefix differs from the writer's {readable_name(task_id)!r}: AgentCompass 1.0.1 reads a "
+            "task only from the folder its writer names, and would write a second folder for it",
         )
 
 
