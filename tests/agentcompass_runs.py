@@ -1,6 +1,7 @@
 """AgentCompass runs written by the released AgentCompass 1.0.1 itself, from plans that hypothesis draws.
 
-The writer's own functions do the writing: ``RunLayout.attempt_dir`` and ``begin_run`` (identity index, archives
+The writer's own functions do the writing: ``RunStore.write_run_info`` (``run_info.json``),
+``RunLayout.attempt_dir`` and ``begin_run`` (identity index, archives
 of rerun attempts), ``RunStore.save_retry_detail`` (retry records), the artifact collector ``download_artifacts``
 driven through a sandbox that runs its commands on this machine (collected, missing, failed and cancelled
 transfers), and ``RunLayout.write_result`` (payloads, shared metadata, the move to the task's state).
@@ -210,6 +211,9 @@ def write_run(modules: SimpleNamespace, root: Path, plan: tuple[Task, ...], sand
             return root
 
     store = Store(None)
+    request = {"benchmark": {"name": "demo"}, "model": {"name": "m", "api_key": "sk-request-0123456789"},
+               "output": {}}  # fmt: skip
+    store.write_run_info(root, request, {"output": {"run_id": "run-1"}})
     for task in plan:
         payloads: dict[str, dict[str, Any]] = {}
         for attempt in task.attempts:

@@ -34,7 +34,7 @@ def test_invalid_fixtures_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 1
     lines = out.splitlines()
     assert [line for line in lines if line.startswith("invalid: ")] == [
-        "invalid: 9 file(s) checked; 37 error(s), 1 warning(s), 2 info (shown with --show-info)"
+        "invalid: 11 file(s) checked; 40 error(s), 2 warning(s), 2 info (shown with --show-info)"
     ]
     first = lines[0]
     assert first.startswith(

@@ -37,6 +37,8 @@ FAMILIES = {
     "schema": "a JSON Schema keyword",
     "rule": "a cross-field rule",
     "layout": "a run tree's layout",
+    "jsonl": "reading JSON Lines",
+    "legacy": "an older layout the reader still converts",
     "security": "a path that escapes its root, a link, or a secret",
     "io": "a file that cannot be read",
 }

@@ -14,12 +14,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._api import dump, dumps, from_dict, kinds, load, loads, redact, scan, schema, to_dict, validate
-from ._issues import InvalidDocument, Issue, SpecError, UnknownKind, WriteError
+from ._issues import InvalidDocument, Issue, SpecError, UnconvertibleAttempt, UnknownKind, WriteError
 from ._kinds import Kind
 from ._limits import Limits
 from ._version import __version__
 
 if TYPE_CHECKING:
+    from ._migrate import migrate_run
     from ._tasks import read_task, write_task
 
 
@@ -29,6 +30,10 @@ def __getattr__(name: str) -> object:
         from . import _tasks
 
         return getattr(_tasks, name)
+    if name == "migrate_run":
+        from . import _migrate
+
+        return _migrate.migrate_run
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -38,6 +43,7 @@ __all__ = [
     "Kind",
     "Limits",
     "SpecError",
+    "UnconvertibleAttempt",
     "UnknownKind",
     "WriteError",
     "__version__",
@@ -47,6 +53,7 @@ __all__ = [
     "kinds",
     "load",
     "loads",
+    "migrate_run",
     "read_task",
     "redact",
     "scan",

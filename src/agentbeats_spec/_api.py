@@ -184,7 +184,10 @@ def _model_of(examined: _core.Examined) -> Any:
     from . import _convert
     from .models import MODELS
 
-    return _convert.structure(examined.document.data, MODELS[examined.kind.name])
+    model = MODELS[examined.kind.name]
+    if examined.kind.syntax == "jsonl":  # one model per line
+        return [_convert.structure(record, model) for record in examined.document.data]
+    return _convert.structure(examined.document.data, model)
 
 
 def checked(model: Any) -> tuple[Kind, dict[str, Any]]:

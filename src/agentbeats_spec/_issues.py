@@ -131,3 +131,19 @@ class WriteError(SpecError, OSError):
 
     def __str__(self) -> str:
         return str(self.strerror)
+
+
+class UnconvertibleAttempt(InvalidDocument):
+    """A v2 attempt that AgentCompass 1.0.1 cannot convert, so it refuses to read the task.
+
+    ``attempt`` is the attempt number, ``reason`` says why; ``issues`` holds every issue of the task.
+    """
+
+    def __init__(self, attempt: str, reason: str, issues: Sequence[Issue]) -> None:
+        self.attempt = attempt
+        self.reason = reason
+        super().__init__(issues)
+        self.args = (f"attempt {attempt} cannot be converted from agentcompass.task.v2: {reason}",)
+
+    def __str__(self) -> str:
+        return str(self.args[0])

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import _api, _redact, _write
+from . import _api, _legacy, _redact, _write
 from ._core import Collector
-from ._issues import InvalidDocument, Issue, SpecError
+from ._issues import InvalidDocument, Issue, SpecError, UnconvertibleAttempt
 from .layouts import agentcompass as layout
 
 TASK_SCHEMA = "agentcompass.task.v3"
@@ -23,11 +24,18 @@ def read_task(task_dir: str | os.PathLike[str]) -> Any:
     ``retry_count`` are derived from each attempt's stored ``retry_count``. An allocated attempt without a
     result is not an observation and is left out. Raises :class:`InvalidDocument` when the task folder has
     an error, or when the task has not published its shared metadata yet.
+
+    A task of the previous layout (``agentcompass.task.v2``) is converted as AgentCompass 1.0.1 converts it on
+    read, to the same record; an attempt it cannot convert raises :class:`UnconvertibleAttempt` (an
+    :class:`InvalidDocument`), which names the attempt and says why.
     """
     folder = Path(task_dir)
     collector = Collector()
     files = layout.check_task(folder, collector)
     report = collector.report()
+    legacy = files is not None and _version(files) == _legacy.TASK_V2
+    if files is not None and legacy:
+        _refuse_unconvertible(files, report.issues)
     if files is None or not report.valid:
         raise InvalidDocument(report.issues)
     index = files.index.document.data
@@ -58,17 +66,35 @@ def read_task(task_dir: str | os.PathLike[str]) -> Any:
         if count:
             counts[key] = count
         if payload:
-            attempts[key] = payload
+            attempts[key] = _legacy.convert(payload) if legacy else payload
+    shared = _legacy.shape_shared(index) if legacy else index
     record = {
         "task_id": index["task_id"],
-        "category": index["category"],
-        "ground_truth": index["ground_truth"],
-        "attempt_plan": index["attempt_plan"],
+        "category": shared["category"],
+        "ground_truth": shared["ground_truth"],
+        "attempt_plan": shared["attempt_plan"],
         "retry_count": sum(counts.values()),
         "retry_counts": counts,
         "attempts": attempts,
     }
     return _api.from_dict("agentcompass-task-detail", record)
+
+
+def _version(files: layout.TaskFiles) -> Any:
+    data = files.index.document.data
+    return data.get("schema_version") if files.index.document.readable and isinstance(data, dict) else None
+
+
+def _refuse_unconvertible(files: layout.TaskFiles, issues: Sequence[Issue]) -> None:
+    """Raise for the first attempt of a v2 task that AgentCompass 1.0.1 cannot convert (it refuses the task)."""
+    for key in sorted(files.results, key=int):
+        result = files.results[key]
+        if result is None or not result.document.readable or not isinstance(result.document.data, dict):
+            continue
+        payload = {name: value for name, value in result.document.data.items() if name != "retry_count"}
+        reason = _legacy.derived_issues(payload) if payload else []
+        if isinstance(reason, str):
+            raise UnconvertibleAttempt(key, reason, list(issues))
 
 
 def write_task(run_dir: str | os.PathLike[str], record: Any) -> Path:

@@ -100,6 +100,20 @@ def _parser() -> argparse.ArgumentParser:
     l1.add_argument("--no-context", action="store_true", help="do not show the source line under each issue")
     _limit_options(l1)
 
+    migrate = commands.add_parser(
+        "migrate",
+        help="rewrite the agentcompass.task.v2 tasks of a run as v3; exit 1 when a task could not be converted",
+        description="Rewrite every agentcompass.task.v2 task of an AgentCompass run as agentcompass.task.v3, filed in "
+        "its state folder, exactly as AgentCompass 1.0.1 reads it; checkpoints, artifacts and retry archives move "
+        "with it. A task that cannot be converted is left as it was and listed with the reason. Every file is "
+        "written atomically; an interrupted migration loses nothing and the next one finishes it.",
+    )
+    migrate.add_argument("run", metavar="RUN", type=Path)
+    target = migrate.add_mutually_exclusive_group()
+    target.add_argument("-o", "--output", type=Path, metavar="NEW", help="write a migrated copy of RUN to NEW")
+    target.add_argument("--in-place", action="store_true", help="rewrite RUN itself")
+    migrate.add_argument("--dry-run", action="store_true", help="say what would be done; write nothing")
+
     commands.add_parser("kinds", help="list the artifact kinds, their files and schema versions")
 
     show = commands.add_parser("schema", help="print the JSON Schema of a kind")
@@ -240,6 +254,8 @@ def _run(arguments: argparse.Namespace) -> int:
         return _redact(arguments)
     if command == "check-l1":
         return _check_l1(arguments)
+    if command == "migrate":
+        return _migrate(arguments)
     if command == "kinds":
         return _kinds()
     return _schema(arguments)
@@ -348,6 +364,16 @@ def _check_l1(arguments: argparse.Namespace) -> int:
         report, sys.stdout, context=not arguments.no_context, strict=arguments.strict, show_info=arguments.show_info
     )
     return _exit_code(report, arguments.strict)
+
+
+def _migrate(arguments: argparse.Namespace) -> int:
+    from ._migrate import migrate_run
+
+    if _missing([arguments.run]):
+        return EXIT_USAGE
+    done = migrate_run(arguments.run, arguments.output, in_place=arguments.in_place, dry_run=arguments.dry_run)
+    _reporters.migration(done, sys.stdout)
+    return EXIT_VALID if done.complete else EXIT_INVALID
 
 
 def _kinds() -> int:
