@@ -14,7 +14,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._api import dump, dumps, from_dict, kinds, load, loads, redact, scan, schema, to_dict, validate
-from ._issues import InvalidDocument, Issue, SpecError, UnconvertibleAttempt, UnknownKind, WriteError
+from ._issues import (
+    ArtifactsUnavailable,
+    InvalidDocument,
+    Issue,
+    SpecError,
+    UnconvertibleAttempt,
+    UnknownKind,
+    WriteError,
+)
 from ._kinds import Kind
 from ._limits import Limits
 from ._version import __version__
@@ -38,6 +46,7 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "ArtifactsUnavailable",
     "InvalidDocument",
     "Issue",
     "Kind",

@@ -147,3 +147,13 @@ class UnconvertibleAttempt(InvalidDocument):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+class ArtifactsUnavailable(SpecError):
+    """Collected artifacts of a record cannot be copied into the run it is written to; nothing was written."""
+
+    def __init__(self, attempt: str, path: os.PathLike[str], reason: str) -> None:
+        self.attempt = attempt
+        self.path = path
+        self.reason = reason
+        super().__init__(f"attempt {attempt}: {path}: {reason}; nothing was written")

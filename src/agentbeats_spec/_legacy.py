@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ._redact import mask_text
+from ._persisted import mask_text
 
 TASK_V2 = "agentcompass.task.v2"
 QUIET_STATUSES = ("completed", "skipped", "cancelled", "interrupted")
