@@ -262,7 +262,7 @@ def abb_tree(root: Path, rng: random.Random, text: Text) -> None:
                 "steps": [text(30), text(30)], "expected": text(80), "defect": text(80)}  # fmt: skip
         issue = root / "resources" / "agents" / "demo" / "ground_truth" / f"issue_{number}"
         write_json(issue / "verify.case.json", case)
-        (issue / "runs").mkdir(exist_ok=True)
+        write_json(issue / "runs" / "run-1" / "run.json", {"status": "reproduced", "log": text(200)})
         attempt = root / "results" / "agents" / "demo" / "cases" / f"issue_{number}" / "attempts" / "1"
         write_json(attempt / "case.json", case)
         for name in ("trajectory.json", "run.json", "manifest.json", "process.json"):

@@ -90,3 +90,33 @@ def test_an_issue_folder_holds_its_case_and_runs(tree: Path) -> None:
         ("layout.missing-folder", str(ISSUE), "", "error"),
         ("layout.missing-file", str(ISSUE), "", "error"),
     }
+
+
+def _file_issue(tree: Path, agent: str, number: int, case_id: str) -> Path:
+    """A copy of the fixture's issue folder as issue <number> of <agent>, with the given case_id."""
+    folder = tree / "resources" / "agents" / agent / "ground_truth" / f"issue_{number}"
+    shutil.copytree(tree / ISSUE, folder, dirs_exist_ok=True)
+    data = json.loads((folder / "verify.case.json").read_text())
+    data["case_id"] = case_id
+    data["issue"]["number"] = number
+    data["issue"]["url"] = f"https://github.com/{data['issue']['repository']}/issues/{number}"
+    (folder / "verify.case.json").write_text(json.dumps(data, indent=2))
+    return folder / "verify.case.json"
+
+
+def test_a_case_id_names_one_case_of_the_tree(tree: Path) -> None:
+    first = json.loads((tree / ISSUE / "verify.case.json").read_text())["case_id"]
+    _file_issue(tree, "demo-agent", 200, "another-case")
+    second = _file_issue(tree, "other-agent", 300, first)
+    issues = validate(tree)
+    assert [(i.file, i.pointer, i.line, i.column, i.severity, i.code, i.message) for i in issues] == [
+        (str(second), "/case_id", 2, 14, "error", "layout.duplicate-case-id",
+         f"case_id {first!r} is already the case_id of {(ISSUE / 'verify.case.json').as_posix()}; "
+         "a case ID names one case of an ABB tree"),
+    ]  # fmt: skip
+
+
+def test_an_attempts_case_json_repeats_its_case_id_and_two_abb_trees_are_not_compared(tmp_path: Path) -> None:
+    for name in ("one", "two"):
+        shutil.copytree(VALID / "abb", tmp_path / name)
+    assert validate(tmp_path) == []

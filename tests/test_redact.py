@@ -46,7 +46,7 @@ def test_non_strings_under_credential_names_are_kept_byte_for_byte(tmp_path: Pat
     path = tmp_path / "result.json"
     path.write_text(json.dumps(document, indent=3))
     assert scan(path) == []
-    assert redact_file(path, path.read_bytes()) == (path.read_bytes(), None)
+    assert redact_file(path, path.read_bytes()) == (path.read_bytes(), None, 0)
     assert redact(document) == document
 
 
@@ -76,7 +76,7 @@ def test_only_the_secret_changes_escapes_and_spacing_elsewhere_kept(tmp_path: Pa
         '  "ok": "\\u00e9t\\u00e9" }'
     )
     path.write_text(source, encoding="utf-8")
-    redacted, note = redact_file(path, path.read_bytes())
+    redacted, note, _ = redact_file(path, path.read_bytes())
     assert note is None
     assert redacted.decode() == (
         '{ "note" : "caf\\u00e9 key ******** \\ud83d\\ude00 end",\n\t"api_key":"********",  "ok": "\\u00e9t\\u00e9" }'
@@ -111,7 +111,7 @@ def test_text_files_are_redacted_by_line_and_other_bytes_kept(tmp_path: Path) ->
     path.write_bytes(b"caf\xe9 (latin-1)\r\ncurl -H 'Authorization: Bearer " + b"f" * 30 + b"' https://a:bcdef@h/\n")
     (first, second) = scan(path)
     assert (first.line, first.column, second.line, second.column) == (2, 32, 2, 74)
-    redacted, _ = redact_file(path, path.read_bytes())
+    redacted, _, _ = redact_file(path, path.read_bytes())
     assert redacted == b"caf\xe9 (latin-1)\r\ncurl -H 'Authorization: Bearer ********' https://a:********@h/\n"
     assert main(["redact", "--in-place", str(path)]) == 0
     assert path.read_bytes() == redacted and scan(path) == []
@@ -151,7 +151,7 @@ def test_allow_listed_and_evaluation_fact_findings_are_left(tmp_path: Path) -> N
     path.write_text(json.dumps({"final_answer": f"key {OPENAI}", "meta": {"a": other, "b": f"x {OPENAI}"}}))
     allow = tmp_path / "agentbeats-secrets.allow"
     allow.write_text(fingerprint(other) + "\n")
-    assert main(["redact", "--in-place", "--allow-list", str(allow), str(path)]) == 0
+    assert main(["redact", "--in-place", "--allow-list", str(allow), str(path)]) == 1  # a fact still holds one
     assert json.loads(path.read_text()) == {"final_answer": f"key {OPENAI}", "meta": {"a": other, "b": "x ********"}}
     (left,) = scan(path, allow_list=allow)
     assert left.pointer == "/final_answer" and "evaluation fact" in left.message
@@ -220,8 +220,8 @@ def _check(path: Path, skeleton: str, markers: list[tuple[str, str]], facts: int
     path.write_bytes(source.encode("utf-8"))
     found = scan(path)
     assert len(found) == sum(1 for written, _ in markers if written not in ("********", "${OPENAI_API_KEY}"))
-    redacted, note = redact_file(path, source.encode("utf-8"))
-    assert note is None
+    redacted, note, kept = redact_file(path, source.encode("utf-8"))
+    assert kept == facts and (note is None) == (facts == 0)
     assert redacted.decode("utf-8") == expected  # every byte outside the secrets as it was
     path.write_bytes(redacted)
     assert len(scan(path)) == facts and all("evaluation fact" in issue.message for issue in scan(path))
@@ -269,3 +269,17 @@ def test_after_redact_scan_finds_nothing_and_other_text_bytes_are_unchanged(
             words.append(part.replace("\n", " ").replace("\t", " "))
         rows.append(" ".join(words))
     _check(tmp_path / "run.log", ending.join(rows) + ending, markers, 0)
+
+
+def test_a_secret_left_in_an_evaluation_fact_is_told_and_fails_the_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps({"final_answer": f"the key is {OPENAI}", "api_key": OPENAI}), encoding="utf-8")
+    out = tmp_path / "shared.json"
+    assert main(["redact", str(path), "-o", str(out)]) == 1
+    assert json.loads(out.read_text()) == {"final_answer": f"the key is {OPENAI}", "api_key": "********"}
+    error = capsys.readouterr().err
+    assert "1 secret(s) left in evaluation facts" in error and "/final_answer" in error
+    (left,) = scan(out)
+    assert left.pointer == "/final_answer" and "evaluation fact" in left.message

@@ -136,12 +136,13 @@ def test_redact_writes_atomically_and_never_in_place_unless_asked(
     path = tmp_path / "result.json"
     original = json.dumps({"metrics": {"api_key": OPENAI}, "meta": {"harness": {"api_key": OPENAI}}})
     path.write_text(original)
-    assert main(["redact", str(path)]) == 0
+    # The key under metrics is an evaluation fact: kept, told, and the command fails (the copy is not fit to share).
+    assert main(["redact", str(path)]) == 1
     printed = json.loads(capsys.readouterr().out)
     assert printed["meta"]["harness"]["api_key"] == "********" and printed["metrics"]["api_key"] == OPENAI
     assert path.read_text() == original
-    assert main(["redact", str(path), "-o", str(tmp_path / "shared.json")]) == 0
+    assert main(["redact", str(path), "-o", str(tmp_path / "shared.json")]) == 1
     assert json.loads((tmp_path / "shared.json").read_text()) == printed
-    assert main(["redact", "--in-place", str(path)]) == 0
+    assert main(["redact", "--in-place", str(path)]) == 1
     assert json.loads(path.read_text()) == printed
     assert sorted(p.name for p in tmp_path.iterdir()) == ["result.json", "shared.json"]

@@ -106,6 +106,7 @@ CODES: dict[str, str] = {
     "layout.retry-file-name": "A retry record not named <task-folder>.attempt<n>.retry<r>.<stage>.json.",
     "layout.retry-count": "An attempt's retry_count differs from its number of retry records.",
     "layout.issue-number": "An ABB case filed under another issue number.",
+    "layout.duplicate-case-id": "A case_id that another case definition of the same ABB tree already has.",
     "layout.not-an-experiment": "A file directly in the run-configs folder.",
     "layout.empty-experiment": "An experiment folder without run configs.",
     "layout.nested-run-config": "A folder inside an experiment folder.",

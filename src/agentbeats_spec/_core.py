@@ -9,18 +9,15 @@ import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
 from . import _documents, _kinds, _schemas
 from ._documents import Document
-from ._issues import Finding, Issue, Severity
-from ._limits import Limits, current, scanning, secrets_allow, using
+from ._issues import Fact, Finding, Issue, Severity
+from ._limits import current, secrets_allow
 from ._text import quote
-
-if TYPE_CHECKING:
-    from concurrent.futures import Future
 
 
 @attrs.frozen
@@ -47,8 +44,7 @@ class Collector:
     skipped: int = 0
     kinds: Counter[str] = attrs.field(factory=Counter)
     progress: Callable[[int], None] | None = None
-    pool: Any = None  # something with submit(), like concurrent.futures.Executor
-    pending: list[Future[_Part]] = attrs.field(factory=list)
+    facts: list[Fact] = attrs.field(factory=list)
 
     def add(self, examined: Examined | None, label: str | None = None) -> Examined | None:
         """Count a file (None: a file that is no artifact) and keep its issues."""
@@ -68,44 +64,50 @@ class Collector:
         """An issue about a file or folder as a whole."""
         self.issues.append(Issue(str(path), None, "", None, None, severity, code, message))
 
-    def defer(self, unit: Callable[..., None], *arguments: Any) -> None:
-        """Run ``unit(collector, *arguments)`` here, or in a worker process when there is a pool.
+    def fact(self, fact: Fact) -> None:
+        """Keep a value that a rule spanning units needs (see ``layouts._units``)."""
+        self.facts.append(fact)
 
-        Units are independent (a task folder, say); their results are merged when the report is made.
-        """
-        if self.pool is None:
-            with failing_on(str(arguments[0])):
-                unit(self, *arguments)
-            return
-        self.pending.append(self.pool.submit(_run_unit, unit, arguments, current(), secrets_allow()))
+    def part(self) -> Part:
+        return Part(tuple(self.issues), self.checked, self.skipped, tuple(self.kinds.items()), tuple(self.facts))
 
-    def merge(self, part: _Part) -> None:
-        issues, checked, skipped, kinds = part
-        self.issues.extend(issues)
-        self.checked += checked
-        self.skipped += skipped
-        self.kinds.update(kinds)
+    def merge(self, part: Part) -> None:
+        self.issues.extend(part.issues)
+        self.checked += part.checked
+        self.skipped += part.skipped
+        self.kinds.update(dict(part.kinds))
+        self.facts.extend(part.facts)
         if self.progress is not None:
             self.progress(self.checked + self.skipped)
 
-    def report(self, empty: tuple[str, ...] = ()) -> Report:
-        for future in self.pending:
-            self.merge(future.result())
-        self.pending.clear()
+    def report(self) -> Report:
         return Report(
             tuple(sorted(self.issues, key=Issue.sort_key)),
             self.checked,
             self.skipped,
             tuple(sorted(self.kinds.items())),
-            empty,
         )
 
-    def progress_mark(self) -> tuple[int, int, int]:
-        """What has been found so far (files checked, units sent to workers, issues): compare two marks."""
-        return self.checked, len(self.pending), len(self.issues)
 
+@attrs.frozen
+class Part:
+    """What checking one unit of a tree gave: its issues, its file counts and its facts, all picklable."""
 
-_Part = tuple[list[Issue], int, int, dict[str, int]]
+    issues: tuple[Issue, ...]
+    checked: int
+    skipped: int
+    kinds: tuple[tuple[str, int], ...]
+    facts: tuple[Fact, ...]
+
+    def with_paths(self, rename: Callable[[str], str]) -> Part:
+        """The same part with every file and folder name passed through ``rename``."""
+        return Part(
+            tuple(attrs.evolve(issue, file=rename(issue.file)) if issue.file else issue for issue in self.issues),
+            self.checked,
+            self.skipped,
+            self.kinds,
+            tuple(attrs.evolve(fact, scope=rename(fact.scope), file=rename(fact.file)) for fact in self.facts),
+        )
 
 
 class CheckFailed(Exception):
@@ -133,14 +135,6 @@ def failing_on(file: str) -> Iterator[None]:
         raise
     except Exception as error:
         raise CheckFailed(file, f"{type(error).__name__}: {error}") from error
-
-
-def _run_unit(unit: Callable[..., None], arguments: tuple[Any, ...], limits: Limits, allow: Any) -> _Part:
-    """In a worker process: one unit, with the limits and secret scanning of the run that sent it."""
-    collector = Collector()
-    with using(limits), scanning(allow), failing_on(str(arguments[0])):
-        unit(collector, *arguments)
-    return collector.issues, collector.checked, collector.skipped, dict(collector.kinds)
 
 
 @attrs.frozen
@@ -338,7 +332,7 @@ def _examine_file(path: Path, kind: _kinds.Kind | None, *, explicit: bool) -> Ex
         kind = _kinds.from_path(path)
         if kind is not None:
             kind = _kinds.in_context(kind, path)
-    if not explicit and kind is None and path.suffix != ".json":
+    if not explicit and not may_be_artifact(path, kind):
         return None
     syntax = kind.syntax if kind else _kinds.syntax_for(path)
     problem = _unreadable(path, follow=explicit)
@@ -360,6 +354,11 @@ def _examine_file(path: Path, kind: _kinds.Kind | None, *, explicit: bool) -> Ex
         if kind is None:
             return None
     return examine(document, kind, display)
+
+
+def may_be_artifact(path: Path, kind: _kinds.Kind | None) -> bool:
+    """Whether a file met in a folder is worth reading: its kind is known, or it is JSON (its content may tell)."""
+    return kind is not None or _kinds.from_path(path) is not None or path.suffix == ".json"
 
 
 # The schema_version member as written: enough to tell an artifact whose document cannot be read.

@@ -85,6 +85,26 @@ class Issue:
         return printable(f"{where}: {self.severity} {self.code} {self.message}{at}", controls=True)
 
 
+@attrs.frozen
+class Fact:
+    """A value one unit of a tree found that a rule spanning units needs, and where it was found.
+
+    Units are checked apart (in other processes, on other machines); the rules that compare units (a
+    ``case_id`` used twice in an ABB tree, say) run afterwards over the facts of every unit, so no unit ever
+    reads another's files. ``rule`` names the rule that reads the fact, ``scope`` the folder the rule spans
+    (an ABB tree, a run); the rest is where an issue about the fact would point.
+    """
+
+    rule: str
+    scope: str
+    value: str
+    file: str
+    kind: str | None = None
+    pointer: str = ""
+    line: int | None = None
+    column: int | None = None
+
+
 class SpecError(Exception):
     """The base of every exception this package raises on purpose."""
 

@@ -73,8 +73,9 @@ def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
-def redact_file(path: Path, raw: bytes, allow: AllowList = NOTHING_ALLOWED) -> tuple[bytes, str | None]:
-    """The redacted bytes of a file the scan searches, and a note for the user when there is one.
+def redact_file(path: Path, raw: bytes, allow: AllowList = NOTHING_ALLOWED) -> tuple[bytes, str | None, int]:
+    """The redacted bytes of a file the scan searches, a note for the user when there is one, and how many
+    secrets were left in place because they sit in evaluation facts (the scan still reports those).
 
     A ``.json`` or ``.toml`` file is redacted as a document when it can be read, otherwise as text, as ``scan``
     searches it. Raises :class:`SpecError` for a file it must not touch: binary, or a JSON document with a
@@ -85,7 +86,9 @@ def redact_file(path: Path, raw: bytes, allow: AllowList = NOTHING_ALLOWED) -> t
         document = _documents.read(raw, syntax)
         duplicate = next((finding for finding in document.findings if finding.code == "json.duplicate-key"), None)
         if document.readable and duplicate is None:
-            return redact_document(document, raw, allow), None
+            secrets = list(secrets_in(document.data, allow))
+            kept = [secret for secret in secrets if secret.fact]
+            return redact_document(document, raw, secrets), _kept_note(path, kept), len(kept)
         first = duplicate or next((finding for finding in document.findings if finding.severity == "error"), None)
         where = f":{first.line}:{first.column}" if first is not None and first.line else ""
         reason = first.message if first is not None else "unreadable"
@@ -96,7 +99,19 @@ def redact_file(path: Path, raw: bytes, allow: AllowList = NOTHING_ALLOWED) -> t
         note = None
     if b"\x00" in raw[:8192]:
         raise SpecError(f"{path}: a binary file, which scan does not search: not redacted")
-    return redact_text_bytes(raw, allow), note
+    return redact_text_bytes(raw, allow), note, 0
+
+
+def _kept_note(path: Path, kept: list[Secret]) -> str | None:
+    # Redaction never alters what was measured, so a secret inside a fact stays: the user must be told, since the
+    # copy is then not fit to share as it is.
+    if not kept:
+        return None
+    where = ", ".join(to_pointer(secret.path) or "/" for secret in kept[:3]) + (", ..." if len(kept) > 3 else "")
+    return (
+        f"{path}: {len(kept)} secret(s) left in evaluation facts, which redaction never alters ({where}); "
+        "review them with agentbeats-spec scan before sharing"
+    )
 
 
 def redact_text_bytes(raw: bytes, allow: AllowList = NOTHING_ALLOWED) -> bytes:
@@ -108,9 +123,9 @@ def redact_text_bytes(raw: bytes, allow: AllowList = NOTHING_ALLOWED) -> bytes:
     )
 
 
-def redact_document(document: _documents.Document, raw: bytes, allow: AllowList = NOTHING_ALLOWED) -> bytes:
-    """A JSON or TOML document's bytes with every secret the scan reports (outside facts) replaced in place."""
-    edits = _by_path(secret for secret in secrets_in(document.data, allow) if not secret.fact)
+def redact_document(document: _documents.Document, raw: bytes, secrets: Iterable[Secret]) -> bytes:
+    """A JSON or TOML document's bytes with the given secrets (those outside facts) replaced in place."""
+    edits = _by_path(secret for secret in secrets if not secret.fact)
     if not edits:
         return raw
     text = document.text

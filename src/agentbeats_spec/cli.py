@@ -45,7 +45,7 @@ def _parser() -> argparse.ArgumentParser:
         help="check files and folders; exit 0 when valid, 1 when an error was found",
         description="Check artifact files, or every artifact (and layout) below a folder.",
     )
-    validate.add_argument("paths", nargs="+", metavar="PATH", type=Path)
+    validate.add_argument("paths", nargs="+", metavar="PATH", type=_path_or_url)
     validate.add_argument("--kind", choices=list(KINDS), help="the artifact kind, when names and content cannot tell")
     validate.add_argument("--secrets", action="store_true", help="also search every artifact for credentials")
     _follow_option(validate)
@@ -55,7 +55,12 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     validate.add_argument(
         "--jobs", type=_positive, default=os.cpu_count() or 1, metavar="N",
-        help="worker processes for the task folders of a run (default: the number of cores)",
+        help="worker processes for the units of a tree: task folders, ABB cases, ... (default: the cores)",
+    )  # fmt: skip
+    validate.add_argument(
+        "--dask", metavar="SCHEDULER",
+        help="check on a Dask cluster: its scheduler's address (tcp://host:8786), or 'local' for --jobs worker "
+        "processes on this machine; PATH may then be an fsspec URL (s3://bucket/runs). Needs the dask extra",
     )  # fmt: skip
     _report_options(validate)
     _limit_options(validate)
@@ -171,6 +176,11 @@ def _limit_options(command: argparse.ArgumentParser) -> None:
                        help=f"characters of a value shown in a message (default: {defaults.shown_length})")  # fmt: skip
 
 
+def _path_or_url(text: str) -> Path | str:
+    """A path, or (kept as written, since a Path would fold its //) an fsspec URL such as s3://bucket/runs."""
+    return text if "://" in text else Path(text)
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -275,6 +285,12 @@ def _missing(paths: Sequence[Path]) -> bool:
 
 
 def _validate(arguments: argparse.Namespace) -> int:
+    if arguments.dask is not None:
+        return _validate_on_dask(arguments)
+    urls = [path for path in arguments.paths if isinstance(path, str)]
+    if urls:
+        print(f"agentbeats-spec: error: reading {urls[0]} needs --dask (a URL is read through fsspec)", file=sys.stderr)
+        return EXIT_USAGE
     if _missing(arguments.paths):
         return EXIT_USAGE
     kind = get_kind(arguments.kind) if arguments.kind else None
@@ -291,6 +307,20 @@ def _validate(arguments: argparse.Namespace) -> int:
             print(f"agentbeats-spec: error: no artifact found under {folder} (see --allow-empty)", file=sys.stderr)
         return EXIT_USAGE
     return status
+
+
+def _validate_on_dask(arguments: argparse.Namespace) -> int:
+    if _missing([path for path in arguments.paths if isinstance(path, Path)]):
+        return EXIT_USAGE
+    from .distributed import check_on_cluster
+
+    show = arguments.format == "text" and sys.stderr.isatty()
+    with scanning(_allow_list(None) if arguments.secrets else None):
+        report = check_on_cluster(
+            arguments.dask, [str(path) for path in arguments.paths], arguments.kind, workers=arguments.jobs,
+            follow_symlinks=arguments.follow_symlinks, progress=show,
+        )  # fmt: skip
+    return _report(report, arguments)
 
 
 def _scan(arguments: argparse.Namespace) -> int:
@@ -344,7 +374,7 @@ def _redact(arguments: argparse.Namespace) -> int:
         raise SpecError(f"{path}: {problem.message}")
     from . import _redact, _write
 
-    content, note = _redact.redact_file(path, raw, _allow_list(arguments.allow_list))
+    content, note, kept = _redact.redact_file(path, raw, _allow_list(arguments.allow_list))
     if note is not None:
         print(f"agentbeats-spec: warning: {note}", file=sys.stderr)
     if arguments.in_place or arguments.output:
@@ -353,7 +383,8 @@ def _redact(arguments: argparse.Namespace) -> int:
         sys.stdout.flush()
         sys.stdout.buffer.write(content)
         sys.stdout.buffer.flush()
-    return EXIT_VALID
+    # Written, but not fit to share as it is: a script must not go on as if it were.
+    return EXIT_INVALID if kept else EXIT_VALID
 
 
 def _check_l1(arguments: argparse.Namespace) -> int:

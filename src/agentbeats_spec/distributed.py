@@ -1,137 +1,311 @@
-"""Validation on an existing distributed engine: thousands of runs in object storage, checked on a cluster.
+"""Validation on a Dask cluster, with the report of ``validate``: the same units, the same reduce, the same order.
 
-The unit of work is a plain, picklable function of a URL: :func:`check_unit` checks one task folder (with every
-rule that ties its files together) or one artifact file. :func:`units` lists the units below a URL, and
-:func:`validate_with_dask` maps :func:`check_unit` over a Dask bag. Files are read through fsspec, so any
-filesystem it knows works (``s3://``, ``gs://``, ``file://``, plain local paths); a task folder on a remote
-filesystem is copied to a temporary folder of the worker, checked there and its issues given back with their
-remote URLs.
+The client walks the tree (names only: a remote prefix is listed once) with the local walk's code and cuts it
+into the same units (AgentCompass task folders, ABB case and issue folders, ABV3 repositories, loose artifact
+files). Workers check the units, in batches, with the local check's code: on this machine's files (or a shared
+filesystem) in place; on any other filesystem fsspec knows (``s3://``, ``gs://``, ``memory://``) they copy the
+unit's own files to a temporary folder first and give the names back as URLs. The client then runs the rules that
+span units (a ``case_id`` used twice in an ABB tree) over the facts the units gave back, and sorts the report as
+``validate`` does. Dask recomputes the batch of a worker that dies, so no unit is lost.
 
-Needs the ``dask`` extra: ``pip install 'agentbeats-spec[dask]'``. What a single machine checks beyond the units
-(a task filed under two states, unknown state folders, the ABV3 and ABB layouts) is left to
-``agentbeats-spec validate`` on a local copy.
+Needs the ``dask`` extra on the client and on every worker: ``pip install 'agentbeats-spec[dask]'`` (plus the
+fsspec driver of the storage, such as ``s3fs``).
 """
 
 from __future__ import annotations
 
-import posixpath
+import contextlib
+import math
+import os
+import sys
 import tempfile
-from collections.abc import Mapping
-from pathlib import Path
+from collections.abc import Mapping, Sequence
+from pathlib import Path, PurePath, PurePosixPath
 from typing import Any
 
 import attrs
 
-from ._issues import Issue
-from ._limits import Limits, using
+from ._core import Part, Report
+from ._issues import Issue, SpecError
+from ._kinds import get as get_kind
+from ._limits import Limits, current, secrets_allow, using
+from ._version import __version__
+from .layouts import plan
+from .layouts._units import Listing, Unit, Walk, assemble, run_unit
 
-__all__ = ["check_unit", "units", "validate_with_dask"]
+__all__ = ["validate_with_dask"]
 
-_STATES = ("running", "normal", "error", "fatal")
-_ARTIFACT_SUFFIXES = (".json", ".toml", ".jsonl")
-
-
-def _filesystem(url: str, storage_options: Mapping[str, Any] | None) -> tuple[Any, str]:
-    try:
-        import fsspec
-    except ImportError as error:  # pragma: no cover - the extra is installed in the test environment
-        raise ImportError(
-            "agentbeats_spec.distributed needs the dask extra: pip install 'agentbeats-spec[dask]'"
-        ) from error
-    return fsspec.core.url_to_fs(url, **dict(storage_options or {}))  # type: ignore[no-any-return]
-
-
-def units(url: str, storage_options: Mapping[str, Any] | None = None) -> list[str]:
-    """The units of work below ``url``: every task folder of an AgentCompass run, and every other artifact file.
-
-    A task folder is ``…/details/<state>/<task>/`` (or ``…/details/<task>/`` in the v2 layout); files inside one
-    belong to it. Units are URLs of the same filesystem, sorted.
-    """
-    fs, root = _filesystem(url, storage_options)
-    protocol = url.split("://", 1)[0] + "://" if "://" in url else ""
-    found: set[str] = set()
-    for path in fs.find(root):
-        parts = path.split("/")
-        if "details" in parts:
-            at = len(parts) - 1 - parts[::-1].index("details")
-            depth = 3 if at + 1 < len(parts) and parts[at + 1] in _STATES else 2
-            if len(parts) > at + depth:
-                found.add("/".join(parts[: at + depth]))
-                continue
-        if path.endswith(_ARTIFACT_SUFFIXES):
-            found.add(path)
-    return sorted(protocol + path if protocol and not path.startswith(protocol) else path for path in found)
-
-
-def check_unit(url: str, storage_options: Mapping[str, Any] | None = None, limits: Limits | None = None) -> list[Issue]:
-    """Every issue of one unit: a task folder (with its layout rules) or one artifact file."""
-    from .layouts import check_paths
-
-    fs, path = _filesystem(url, storage_options)
-    if _is_local(fs):
-        with using(limits):
-            return list(check_paths([Path(path)]).issues)
-    with tempfile.TemporaryDirectory(prefix="agentbeats-spec-") as folder:
-        # Keep the last parts of the path (details/<state>/<task>), so that the task's place in its run is known.
-        parts = path.rstrip("/").split("/")
-        if len(parts) >= 3 and parts[-2] in _STATES and parts[-3] == "details":
-            keep = parts[-3:]
-        elif len(parts) >= 2 and parts[-2] == "details":
-            keep = parts[-2:]
-        else:
-            keep = parts[-1:]
-        local = Path(folder, *keep)
-        local.parent.mkdir(parents=True, exist_ok=True)
-        if fs.isdir(path):
-            fs.get(path.rstrip("/") + "/", str(local), recursive=True)
-        else:
-            fs.get(path, str(local))
-        # A run-level file copied alone has no run root beside it to tell its kind by: its name does.
-        from . import _kinds
-        from .layouts.agentcompass import RUN_FILES
-
-        kind = _kinds.KINDS[RUN_FILES[local.name]] if local.name in RUN_FILES else None
-        with using(limits):
-            found = check_paths([local], kind).issues
-        prefix = str(local)
-        remote = posixpath.join(*parts) if not path.startswith("/") else path
-        return [
-            attrs.evolve(issue, file=_remote(issue.file, prefix, url, remote)) if issue.file else issue
-            for issue in found
-        ]
-
-
-def _remote(file: str, prefix: str, url: str, remote: str) -> str:
-    if not file.startswith(prefix):
-        return file
-    protocol = url.split("://", 1)[0] + "://" if "://" in url else ""
-    tail = file[len(prefix) :].lstrip("/")
-    joined = remote.rstrip("/") + ("/" + tail if tail else "")
-    return joined if joined.startswith(protocol) else protocol + joined
-
-
-def _is_local(fs: Any) -> bool:
-    protocol = fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)
-    return "file" in protocol or "local" in protocol
+# Batching units into Dask tasks (docs/performance.md, "Beyond one machine"): at most this many units per task
+# keeps a 100-worker cluster's scheduler under 5% busy, and at least this many tasks per worker thread keeps
+# the threads evenly loaded to the end.
+MAX_UNITS_PER_TASK = 150
+TASKS_PER_THREAD = 8
 
 
 def validate_with_dask(
-    url: str,
+    url: str | os.PathLike[str],
+    *,
+    client: Any = None,
     storage_options: Mapping[str, Any] | None = None,
+    kind: str | None = None,
     limits: Limits | None = None,
+    follow_symlinks: bool = False,
     npartitions: int | None = None,
     **compute: Any,
 ) -> list[Issue]:
-    """Map :func:`check_unit` over the units below ``url`` with a Dask bag and gather the issues, sorted.
+    """Every issue below ``url``, exactly as :func:`agentbeats_spec.validate` reports them for the same tree.
 
-    ``compute`` goes to ``dask.compute`` (``scheduler="processes"``, say); with a ``distributed.Client``
-    active, the bag runs on its cluster.
+    ``url`` is a local path or an fsspec URL (``s3://bucket/runs/``); ``storage_options`` open its filesystem
+    (credentials, endpoint). The units run on ``client`` (a ``distributed.Client``) when given, else on Dask's
+    default scheduler (the active client, if any), with ``compute`` passed to ``dask.compute``
+    (``scheduler="processes"``, say). ``npartitions`` sets the number of Dask tasks (default: at least
+    ``TASKS_PER_THREAD`` per worker thread, at most ``MAX_UNITS_PER_TASK`` units each). Issues of remote files
+    name them by URL.
     """
-    import dask.bag as bag
+    with using(limits):
+        return list(
+            check_with_dask([str(url)], client=client, storage_options=storage_options, kind=kind,
+                            follow_symlinks=follow_symlinks, npartitions=npartitions, **compute).issues
+        )  # fmt: skip
 
-    found = units(url, storage_options)
-    if not found:
-        return []
-    work = bag.from_sequence(found, npartitions=npartitions or min(len(found), 64))
-    issues = work.map(check_unit, storage_options=storage_options, limits=limits).flatten().compute(**compute)
-    return sorted(issues, key=Issue.sort_key)
+
+def check_with_dask(
+    urls: Sequence[str],
+    *,
+    client: Any = None,
+    storage_options: Mapping[str, Any] | None = None,
+    kind: str | None = None,
+    follow_symlinks: bool = False,
+    npartitions: int | None = None,
+    progress: bool = False,
+    **compute: Any,
+) -> Report:
+    """The report of ``urls`` (what ``check_paths`` gives for local paths), computed on Dask.
+
+    ``progress`` shows Dask's own progress bar on stderr (needs ``client``).
+    """
+    import dask.bag
+
+    kind_ = get_kind(kind) if kind is not None else None
+    walks: list[Walk] = []
+    work: list[tuple[_Source, Unit]] = []
+    for url in urls:
+        source = _Source.of(url, storage_options)
+        walk = plan([source.root], kind_, source.tree(), follow_symlinks=follow_symlinks)
+        walks.append(walk.renamed(source.display))
+        work.extend((source, unit) for unit in walk.units)
+    whole = Walk(units=[unit for _, unit in work], issues=[i for w in walks for i in w.issues],
+                 skipped=sum(w.skipped for w in walks))  # fmt: skip
+    parts: list[Part] = []
+    if work:
+        threads = sum(client.nthreads().values()) if client is not None else os.cpu_count() or 1
+        count = npartitions or max(TASKS_PER_THREAD * threads, math.ceil(len(work) / MAX_UNITS_PER_TASK))
+        bag = dask.bag.from_sequence(work, npartitions=max(1, min(count, len(work))))
+        checked = bag.map(_check, limits=current(), allow=secrets_allow())
+        if client is not None:
+            future = client.compute(checked)
+            if progress:
+                from distributed.diagnostics.progressbar import TextProgressBar
+
+                with contextlib.redirect_stdout(sys.stderr):  # Dask draws on stdout; the report goes there
+                    TextProgressBar([future], scheduler=client.scheduler.address)
+            parts = future.result()
+        else:
+            parts = checked.compute(**compute)
+    return assemble(whole, parts)
+
+
+@attrs.frozen
+class _Source:
+    """Where one tree is: this machine's files (``filesystem`` None), or a filesystem fsspec opened."""
+
+    root: Path
+    filesystem: Any = None
+    # A relative local path names files from the client's folder; workers (on a shared filesystem) start elsewhere.
+    folder: Path = attrs.field(factory=Path.cwd)
+
+    @classmethod
+    def of(cls, url: str, storage_options: Mapping[str, Any] | None) -> _Source:
+        if "://" not in url and not storage_options:
+            return cls(Path(url))
+        try:
+            import fsspec
+        except ImportError as error:  # pragma: no cover - the extra is installed in the test environment
+            raise SpecError("reading URLs needs the dask extra: pip install 'agentbeats-spec[dask]'") from error
+        try:
+            filesystem, path = fsspec.core.url_to_fs(url, **dict(storage_options or {}))
+        except (ImportError, ValueError) as error:  # an unknown protocol, a driver not installed
+            raise SpecError(f"cannot open {url}: {error}") from None
+        protocols = filesystem.protocol if isinstance(filesystem.protocol, tuple) else (filesystem.protocol,)
+        if "file" in protocols or "local" in protocols:
+            return cls(Path(path))
+        return cls(Path(path), filesystem)
+
+    def require(self) -> None:
+        """Raise :class:`SpecError` when the tree does not exist."""
+        exists = self.root.exists() if self.filesystem is None else self.filesystem.exists(str(self.root))
+        if not exists:
+            raise SpecError(f"no such file or folder: {self.display(str(self.root))}")
+
+    def tree(self) -> Any:
+        """The names the walk sees: this machine's, or one listing of the whole remote prefix."""
+        from .layouts._units import LOCAL
+
+        if self.filesystem is None:
+            return LOCAL
+        root = str(self.root)
+        if not self.filesystem.isdir(root):
+            return Listing({root: "file"} if self.filesystem.isfile(root) else {})
+        found = self.filesystem.find(root, withdirs=True, detail=True)
+        listed = {root: "folder"}
+        for path, info in found.items():
+            listed[path] = "folder" if info.get("type") == "directory" else "file"
+        return Listing(listed)
+
+    def display(self, path: str) -> str:
+        if self.filesystem is None:
+            return path
+        return str(self.filesystem.unstrip_protocol(path))
+
+
+def _check(item: tuple[_Source, Unit], limits: Limits, allow: Any) -> Part:
+    """On a worker: one unit, in place or from a copy of its files."""
+    source, unit = item
+    if source.filesystem is not None:
+        return _check_copy(source, unit, limits, allow).with_paths(source.display)
+    if unit.path.is_absolute():
+        return run_unit(unit, limits, allow)
+    placed = Unit(unit.check, source.folder / unit.path, tuple(
+        source.folder / argument if isinstance(argument, PurePath) and not argument.is_absolute() else argument
+        for argument in unit.arguments
+    ))  # fmt: skip
+    prefix = str(source.folder) + os.sep
+    return run_unit(placed, limits, allow).with_paths(
+        lambda name: name[len(prefix) :] if name.startswith(prefix) else name
+    )
+
+
+def _check_copy(source: _Source, unit: Unit, limits: Limits, allow: Any) -> Part:
+    """Copy the unit's files to a temporary folder, check them there and give their remote names back.
+
+    The copy keeps the names of the two folders above the unit and of every folder up to the paths it is given
+    (a task's run root), since kinds and layout rules read them (``attempt-<n>/result.json``).
+    """
+    placed = [unit.path, *(argument for argument in unit.arguments if isinstance(argument, PurePath))]
+    base = Path(os.path.commonpath([str(path) for path in placed]))
+    for _ in range(2):
+        base = base.parent
+    with tempfile.TemporaryDirectory(prefix="agentbeats-spec-") as folder:
+        local_base = Path(folder, base.name or "root")
+
+        def local(path: Any) -> Any:
+            return local_base / Path(path).relative_to(base) if isinstance(path, PurePath) else path
+
+        try:
+            _fetch(source.filesystem, unit.path, local(unit.path), unit.exclude)
+        except FileNotFoundError:
+            pass  # gone since the listing: the check reports it as the local check would
+        except OSError as error:
+            issue = Issue(str(unit.path), None, "", None, None, "error", "io.unreadable",
+                          f"cannot read from storage: {error.strerror or error}")  # fmt: skip
+            return Part((issue,), 0, 0, (), ())
+        copied = Unit(unit.check, local(unit.path), tuple(local(argument) for argument in unit.arguments))
+        part = run_unit(copied, limits, allow)
+    prefix = str(local_base)
+
+    def remote(name: str) -> str:
+        if name == prefix or name.startswith(prefix + os.sep):
+            return str(base / Path(name).relative_to(local_base))
+        return name
+
+    return part.with_paths(remote)
+
+
+def _fetch(filesystem: Any, path: Path, local: Path, exclude: tuple[str, ...]) -> None:
+    """Copy a remote file, or a folder and what it holds except the ``exclude`` folders below it.
+
+    The files go in one ``get`` call, which object-storage filesystems (s3fs, gcsfs) run concurrently.
+    """
+    if not filesystem.isdir(str(path)):
+        local.parent.mkdir(parents=True, exist_ok=True)
+        filesystem.get_file(str(path), str(local))
+        return
+    local.mkdir(parents=True, exist_ok=True)
+    skipped = [PurePosixPath(name) for name in exclude]
+    sources, targets = [], []
+    for name, info in sorted(filesystem.find(str(path), withdirs=True, detail=True).items()):
+        relative = PurePosixPath(name).relative_to(PurePosixPath(str(path)))
+        if not relative.parts or any(relative == skip or skip in relative.parents for skip in skipped):
+            continue
+        target = local.joinpath(*relative.parts)
+        if info.get("type") == "directory":
+            target.mkdir(parents=True, exist_ok=True)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            sources.append(name)
+            targets.append(str(target))
+    if sources:
+        filesystem.get(sources, targets)
+
+
+def check_on_cluster(
+    scheduler: str,
+    urls: Sequence[str],
+    kind: str | None = None,
+    *,
+    workers: int = 1,
+    follow_symlinks: bool = False,
+    progress: bool = False,
+) -> Report:
+    """What ``validate --dask SCHEDULER`` reports: ``urls`` checked on the cluster at that address.
+
+    ``"local"`` starts a cluster of ``workers`` processes on this machine for the call. Every usage problem (no
+    dask extra, a scheduler out of reach, workers without this package or with another version of it, a path
+    that does not exist) raises :class:`SpecError` with what to do.
+    """
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise SpecError("--dask needs the dask extra: pip install 'agentbeats-spec[dask]'") from None
+    for url in urls:
+        if "://" in url:
+            _Source.of(url, None).require()
+    with contextlib.ExitStack() as stack:
+        if scheduler == "local":
+            import logging
+
+            cluster = stack.enter_context(
+                LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                             silence_logs=logging.ERROR)
+            )  # fmt: skip
+            client = stack.enter_context(Client(cluster, set_as_default=False))
+        else:
+            try:
+                # waits distributed.comm.timeouts.connect (Dask's configuration; 30 s unless set)
+                client = stack.enter_context(Client(scheduler, set_as_default=False))
+            except (OSError, TimeoutError, ValueError) as error:
+                raise SpecError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
+        _require_workers(client)
+        return check_with_dask(urls, client=client, kind=kind, follow_symlinks=follow_symlinks, progress=progress)
+
+
+def _require_workers(client: Any) -> None:
+    """Every worker runs this version of the package (a worker without it fails each unit, one by one)."""
+    try:
+        versions: dict[str, str] = client.run(_worker_version)
+    except ImportError as error:
+        raise SpecError(
+            f"the Dask workers cannot import agentbeats_spec ({error}): install agentbeats-spec[dask] "
+            f"{__version__} on every worker"
+        ) from None
+    others = {worker: version for worker, version in versions.items() if version != __version__}
+    if others:
+        worker, version = next(iter(others.items()))
+        raise SpecError(
+            f"the Dask worker {worker} runs agentbeats-spec {version}, this is {__version__}: install the same "
+            "version on every worker, so that both sides check by the same rules"
+        )
+
+
+def _worker_version() -> str:
+    return __version__

@@ -1,7 +1,8 @@
 """Run-tree layouts: AgentCompass runs, ABB results and ABV3 repositories.
 
 A folder is checked as the layout it is (detected from what it holds); a folder that is no layout is
-walked, every artifact file in it checked on its own, and every layout below it checked as such.
+walked, every artifact file in it checked on its own, and every layout below it checked as such. Walking only
+reads names and cuts the tree into units; ``_units`` runs them and the rules that span them.
 """
 
 from __future__ import annotations
@@ -9,14 +10,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import attrs
 
 from .. import _kinds
-
-if TYPE_CHECKING:
-    from concurrent.futures import Executor
 from .._core import Collector, Report, examine_file, failing_on, scan_file
-from ._fs import entries, is_folder, present
+from ._fs import Reporter, entries, is_folder, present
+from ._units import LOCAL, Tree, Walk, assemble, run_here
 
 
 def layouts() -> tuple[Any, ...]:
@@ -36,30 +37,34 @@ def check_paths(
     jobs: int = 1,
     follow_symlinks: bool = False,
 ) -> Report:
-    """Check files and folders; with ``jobs`` > 1, task folders are checked in that many worker processes.
+    """Check files and folders; with ``jobs`` > 1, their units are checked in that many worker processes.
 
     A path named twice is checked once; the report names the folders in which nothing at all was found.
     A symbolic link among ``paths`` is reported and not followed, as in a walk, unless ``follow_symlinks``.
     """
-    with _Pool(jobs) as pool:
-        collector = Collector(progress=progress, pool=pool if jobs > 1 else None)
-        empty = []
-        seen = set()
-        for path in paths:
-            identity = _identity(path, follow_symlinks)
-            if identity in seen:
-                continue
+    unique = _unique(paths, follow_symlinks)
+    walk = plan(unique, kind, follow_symlinks=follow_symlinks)
+    parts: list[Any] = []
+
+    def kept(found: Iterable[Any]) -> Iterable[Any]:
+        for part in found:
+            parts.append(part)
+            yield part
+
+    report = assemble(walk, kept(run_here(walk.units, jobs)), progress)
+    return attrs.evolve(report, empty=_empty_folders(unique, walk, parts))
+
+
+def _unique(paths: Iterable[Path], follow_symlinks: bool) -> list[Path]:
+    """The paths, each once: a path named twice (after resolving links and ``..``) is checked once."""
+    seen: set[str] = set()
+    unique = []
+    for path in paths:
+        identity = _identity(path, follow_symlinks)
+        if identity not in seen:
             seen.add(identity)
-            if not follow_symlinks and _named_link(path, collector):
-                continue
-            if is_folder(path) or (follow_symlinks and path.is_dir()):
-                before = collector.progress_mark()
-                check_folder(path, kind, collector, path)
-                if collector.progress_mark() == before:
-                    empty.append(str(path))
-            else:
-                collector.add(examine_file(path, kind, explicit=True))
-        return collector.report(tuple(empty))
+            unique.append(path)
+    return unique
 
 
 def _identity(path: Path, follow_symlinks: bool) -> str:
@@ -69,11 +74,39 @@ def _identity(path: Path, follow_symlinks: bool) -> str:
     return os.path.join(os.path.realpath(path.parent), path.name)
 
 
-def _named_link(path: Path, collector: Collector) -> bool:
+def _empty_folders(paths: list[Path], walk: Walk, parts: list[Any]) -> tuple[str, ...]:
+    """The named folders below which nothing at all was found: no artifact checked, no issue."""
+    found = [str(unit.path) for unit, part in zip(walk.units, parts, strict=True) if part.checked or part.issues]
+    found += [issue.file for issue in walk.issues if issue.file]
+    empty = []
+    for path in paths:
+        if path.is_dir() and not path.is_symlink():
+            inside = str(path).rstrip(os.sep) + os.sep
+            if not any(name == str(path) or name.startswith(inside) for name in found):
+                empty.append(str(path))
+    return tuple(empty)
+
+
+def plan(
+    paths: Iterable[Path], kind: _kinds.Kind | None = None, tree: Tree = LOCAL, *, follow_symlinks: bool = False
+) -> Walk:
+    """The units of the paths, in order, and what their listing alone shows; no file is read."""
+    walk = Walk(tree)
+    for path in paths:
+        if tree is LOCAL and not follow_symlinks and _named_link(path, walk):
+            continue
+        if tree.is_folder(path) or (tree is LOCAL and follow_symlinks and path.is_dir()):
+            plan_folder(path, kind, walk, path)
+        else:
+            walk.defer(file_unit, path, kind.name if kind else None, True)
+    return walk
+
+
+def _named_link(path: Path, reporter: Reporter) -> bool:
     """Report a link named as a path to check: an error, since what it leads to is not checked."""
     if not path.is_symlink():
         return False
-    collector.about(
+    reporter.about(
         path,
         "security.symlink",
         "symbolic link not followed, so nothing was checked (pass --follow-symlinks to check what it leads to)",
@@ -81,29 +114,9 @@ def _named_link(path: Path, collector: Collector) -> bool:
     return True
 
 
-class _Pool:
-    """A process pool started on the first unit sent to it: checking one file starts no process."""
-
-    def __init__(self, jobs: int) -> None:
-        self.jobs = jobs
-        self.pool: Executor | None = None
-
-    def __enter__(self) -> _Pool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.pool is not None:
-            self.pool.shutdown()
-
-    def submit(self, *arguments: Any) -> Any:
-        if self.pool is None:
-            import multiprocessing  # only with workers: a one-file check does not pay for the import
-            from concurrent.futures import ProcessPoolExecutor
-
-            # fork starts workers in milliseconds, with the schemas already loaded; spawn where there is no fork
-            method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-            self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context(method))
-        return self.pool.submit(*arguments)
+def file_unit(collector: Collector, path: Path, kind: str | None, explicit: bool = False) -> None:
+    """One artifact file on its own (named, or met in a folder that is no layout)."""
+    collector.add(examine_file(path, _kinds.get(kind) if kind else None, explicit=explicit))
 
 
 def scan_paths(
@@ -145,20 +158,25 @@ def check_repository(folder: Path) -> Report:
     return collector.report()
 
 
-def check_folder(folder: Path, kind: _kinds.Kind | None, collector: Collector, root: Path) -> None:
+def plan_folder(folder: Path, kind: _kinds.Kind | None, walk: Walk, root: Path) -> None:
     # A stack, not recursion: a tree may be nested deeper than Python's call stack (PATH_MAX allows 2,000 levels).
     stack = [folder]
     while stack:
         current = stack.pop()
         if kind is None:
-            matched = [layout for layout in layouts() if layout.detect(current)]
+            matched = [layout for layout in layouts() if layout.detect(current, walk.tree)]
             if matched:
                 with failing_on(str(current)):
                     for layout in matched:
-                        layout.check(current, collector, others=[other for other in matched if other is not layout])
+                        layout.plan(current, walk, others=[other for other in matched if other is not layout])
                 continue
-        listing = entries(current, collector, root)
+        listing = walk.entries(current, root)
         for entry in listing:
-            if not entry.is_folder and (kind is None or entry.path.suffix == "." + kind.syntax):
-                collector.add(examine_file(entry.path, kind, explicit=False))
+            if entry.is_folder:
+                continue
+            if kind is not None:
+                if entry.path.suffix == "." + kind.syntax:
+                    walk.defer(file_unit, entry.path, kind.name)
+            else:
+                walk.loose_file(entry.path)
         stack.extend(entry.path for entry in reversed(listing) if entry.is_folder)

@@ -5,14 +5,19 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 import attrs
 
-from .._core import Collector
 from .._issues import Severity
 
 EntryType = Literal["file", "folder"]
+
+
+class Reporter(Protocol):
+    """Where issues about whole files and folders go: a unit's collector, or the walk that plans units."""
+
+    def about(self, path: Path, code: str, message: str, severity: Severity = "error") -> None: ...
 
 
 @attrs.frozen
@@ -26,7 +31,7 @@ class Entry:
         return self.type == "folder"
 
 
-def entries(folder: Path, collector: Collector, root: Path) -> list[Entry]:
+def entries(folder: Path, collector: Reporter, root: Path) -> list[Entry]:
     """The files and folders in ``folder``, sorted by name.
 
     Symbolic links are reported (an error when they lead outside ``root``) and left out; so are FIFOs,
@@ -54,7 +59,7 @@ def entries(folder: Path, collector: Collector, root: Path) -> list[Entry]:
     return listed
 
 
-def report_link(path: Path, collector: Collector, root: Path) -> None:
+def report_link(path: Path, collector: Reporter, root: Path) -> None:
     """A link is reported by where it leads (inside the tree or out), never with its target's text: that text
     is the file's content, which may hold anything (control characters, a secret)."""
     try:
@@ -91,7 +96,7 @@ def is_folder(path: Path) -> bool:
 
 
 def present(
-    path: Path, want: EntryType, collector: Collector, at: Path, message: str, severity: Severity = "error"
+    path: Path, want: EntryType, collector: Reporter, at: Path, message: str, severity: Severity = "error"
 ) -> bool:
     """Whether ``path`` is a ``want`` (never through a link); if not, the reason is reported.
 

@@ -8,47 +8,56 @@ from typing import Any
 
 from .. import _documents, _kinds
 from .._core import Collector, Examined, examine_file, read_bounded
-from .._issues import Finding
-from ._fs import entries, is_folder, present
+from .._issues import Anchor, Fact, Finding, Issue
+from .._text import quote
+from ._fs import Entry, Reporter, entries, present
+from ._units import LOCAL, Tree, Walk
 
 CASE = _kinds.KINDS["abb-case"]
 ATTEMPT_FILES = ("trajectory.json", "run.json", "manifest.json", "process.json")
 STEP_FILES = ("input.json", "request.json", "result.json")
 _ISSUE_FOLDER = re.compile(r"^issue_([1-9][0-9]*)$")
+CASE_ID_RULE = "abb.case-id"
 
 
-def detect(folder: Path) -> bool:
-    return is_folder(folder / "results" / "agents") or is_folder(folder / "resources" / "agents")
+def detect(folder: Path, tree: Tree = LOCAL) -> bool:
+    return tree.is_folder(folder / "results" / "agents") or tree.is_folder(folder / "resources" / "agents")
 
 
-def check(folder: Path, collector: Collector, others: list[Any] | None = None) -> None:
-    if is_folder(folder / "results" / "agents"):
-        _check_results(folder / "results" / "agents", folder, collector)
-    if is_folder(folder / "resources" / "agents"):
-        _check_resources(folder / "resources" / "agents", folder, collector)
+def plan(folder: Path, walk: Walk, others: list[Any] | None = None) -> None:
+    """Units: each case folder of the agents' results, and each issue folder of their issue data."""
+    if walk.is_folder(folder / "results" / "agents"):
+        _plan_results(folder / "results" / "agents", folder, walk)
+    if walk.is_folder(folder / "resources" / "agents"):
+        _plan_resources(folder / "resources" / "agents", folder, walk)
 
 
-def _folders(folder: Path, collector: Collector, root: Path, what: str) -> list[Path]:
+def _folders(listing: list[Entry], reporter: Reporter, what: str) -> list[Path]:
     found = []
-    for entry in entries(folder, collector, root):
+    for entry in listing:
         if entry.is_folder:
             found.append(entry.path)
         else:
-            collector.about(entry.path, "layout.unexpected-entry", f"expected only {what} folders here", "warning")
+            reporter.about(entry.path, "layout.unexpected-entry", f"expected only {what} folders here", "warning")
     return found
 
 
-def _check_results(agents: Path, root: Path, collector: Collector) -> None:
-    for agent in _folders(agents, collector, root, "agent"):
+def _plan_results(agents: Path, root: Path, walk: Walk) -> None:
+    for agent in _folders(walk.entries(agents, root), walk, "agent"):
         cases = agent / "cases"
-        if not present(cases, "folder", collector, agent, "an agent's results folder holds cases/"):
+        if not walk.present(cases, "folder", agent, "an agent's results folder holds cases/"):
             continue
-        for case in _folders(cases, collector, root, "case"):
-            attempts = case / "attempts"
-            if not present(attempts, "folder", collector, case, "a case folder holds attempts/"):
-                continue
-            for attempt in _folders(attempts, collector, root, "attempt"):
-                _check_attempt(attempt, root, collector)
+        for case in _folders(walk.entries(cases, root), walk, "case"):
+            walk.defer(case_unit, case, root)
+
+
+def case_unit(collector: Collector, case: Path, root: Path) -> None:
+    """One case folder of an agent's results, with all its attempts: a unit (see ``_units``)."""
+    attempts = case / "attempts"
+    if not present(attempts, "folder", collector, case, "a case folder holds attempts/"):
+        return
+    for attempt in _folders(entries(attempts, collector, root), collector, "attempt"):
+        _check_attempt(attempt, root, collector)
 
 
 def _check_attempt(attempt: Path, root: Path, collector: Collector) -> None:
@@ -61,7 +70,7 @@ def _check_attempt(attempt: Path, root: Path, collector: Collector) -> None:
     steps = attempt / "steps"
     if not present(steps, "folder", collector, attempt, "an attempt folder holds steps/<step>/"):
         return
-    for step in _folders(steps, collector, root, "step"):
+    for step in _folders(entries(steps, collector, root), collector, "step"):
         for name in STEP_FILES:
             present(step / name, "file", collector, step, f"a step folder holds {name}")
         no_submission = "no submission.json: this step committed no submission"
@@ -71,20 +80,21 @@ def _check_attempt(attempt: Path, root: Path, collector: Collector) -> None:
                 json_object(entry.path, collector, "abb-step-record", require_object=False)
 
 
-def _check_resources(agents: Path, root: Path, collector: Collector) -> None:
-    for agent in _folders(agents, collector, root, "agent"):
+def _plan_resources(agents: Path, root: Path, walk: Walk) -> None:
+    for agent in _folders(walk.entries(agents, root), walk, "agent"):
         truth = agent / "ground_truth"
-        if not present(truth, "folder", collector, agent, "an agent's issue data is under ground_truth/"):
+        if not walk.present(truth, "folder", agent, "an agent's issue data is under ground_truth/"):
             continue
-        for entry in entries(truth, collector, root):
+        for entry in walk.entries(truth, root):
             match = _ISSUE_FOLDER.match(entry.name)
             if not entry.is_folder or match is None:
-                collector.about(entry.path, "layout.unexpected-entry", "expected issue_<number> folders", "warning")
+                walk.about(entry.path, "layout.unexpected-entry", "expected issue_<number> folders", "warning")
                 continue
-            _check_issue(entry.path, int(match.group(1)), collector)
+            walk.defer(issue_unit, entry.path, int(match.group(1)), root)
 
 
-def _check_issue(folder: Path, number: int, collector: Collector) -> None:
+def issue_unit(collector: Collector, folder: Path, number: int, root: Path) -> None:
+    """One issue folder (``verify.case.json`` and ``runs/``): a unit; its ``case_id`` is a fact for the reduce."""
     case_path = folder / "verify.case.json"
     if present(case_path, "file", collector, folder, "an issue folder holds verify.case.json"):
         case = examine_file(case_path, CASE, explicit=True)
@@ -97,7 +107,38 @@ def _check_issue(folder: Path, number: int, collector: Collector) -> None:
             message = f"the case is for issue {found}, but it is filed under issue_{number}/"
             findings.append(Finding("/issue/number", "layout.issue-number", message))
         collector.add(case.with_findings(findings))
+        case_id = data.get("case_id") if isinstance(data, dict) else None
+        if isinstance(case_id, str):
+            line, column = case.document.positions([("/case_id", Anchor.VALUE)]).get(
+                ("/case_id", Anchor.VALUE), (None, None)
+            )
+            collector.fact(Fact(CASE_ID_RULE, str(root), case_id, str(case_path), CASE.name, "/case_id", line, column))
     present(folder / "runs", "folder", collector, folder, "an issue folder holds runs/, the saved reference executions")
+
+
+def unique_case_ids(facts: list[Fact]) -> list[Issue]:
+    """A case ID names one case in an ABB tree: every later case definition with the same one is an error."""
+    first: dict[tuple[str, str], Fact] = {}
+    issues = []
+    for fact in facts:
+        earlier = first.setdefault((fact.scope, fact.value), fact)
+        if earlier is not fact:
+            issues.append(
+                Issue(
+                    fact.file, fact.kind, fact.pointer, fact.line, fact.column, "error", "layout.duplicate-case-id",
+                    f"case_id {quote(fact.value)} is already the case_id of {_inside(earlier.file, fact.scope)}; "
+                    "a case ID names one case of an ABB tree",
+                )
+            )  # fmt: skip
+    return issues
+
+
+def _inside(file: str, root: str) -> str:
+    """A file's name from its tree's root (the same for a local copy and the remote original)."""
+    for separator in ("/", "\\"):
+        if file.startswith(root.rstrip(separator) + separator):
+            return file[len(root.rstrip(separator)) + 1 :]
+    return file
 
 
 def json_object(path: Path, collector: Collector, label: str, *, require_object: bool = True) -> Examined | None:

@@ -16,14 +16,28 @@ from .._issues import Anchor, Finding
 from .._text import quote
 from ..rules.abv3 import inside_root
 from ._fs import entries, is_file, is_folder, listable
+from ._units import LOCAL, Tree, Walk
 
 REPO = _kinds.KINDS["abv3-repo"]
 RESULTS = _kinds.KINDS["abv3-results"]
 DEFAULT_EXPERIMENT = "default"
 
 
-def detect(folder: Path) -> bool:
-    return is_file(folder / "agentbeats.toml")
+def detect(folder: Path, tree: Tree = LOCAL) -> bool:
+    return tree.is_file(folder / "agentbeats.toml")
+
+
+def plan(folder: Path, walk: Walk, others: list[Any] | None = None) -> None:
+    """A repository is one unit; the ABB trees in the same folder are the ABB layout's units, not read here."""
+    shared = bool(others)
+    walk.defer(repository_unit, folder, shared, exclude=("results/agents", "resources/agents") if shared else ())
+
+
+def repository_unit(collector: Collector, folder: Path, with_abb: bool) -> None:
+    """One ABV3 repository: a unit (see ``_units``)."""
+    from . import abb
+
+    check(folder, collector, others=[abb] if with_abb else [])
 
 
 def check(folder: Path, collector: Collector, others: list[Any] | None = None) -> None:

@@ -21,7 +21,8 @@ from .._issues import Anchor, Finding, Severity
 from .._pointers import join
 from .._text import quote
 from ..rules.abv3 import inside_root
-from ._fs import Entry, entries, exists, is_file, is_folder, is_inside, present
+from ._fs import Entry, Reporter, entries, is_inside, present
+from ._units import LOCAL, Tree, Walk
 
 STATES = ("running", "normal", "error", "fatal")
 FINAL_STATES = ("normal", "error", "fatal")
@@ -49,31 +50,30 @@ def task_folder_name(task_id: str) -> str:
     return f"{readable_name(task_id)}--{hashlib.sha256(task_id.encode('utf-8')).hexdigest()}"
 
 
-def detect(folder: Path) -> bool:
+def detect(folder: Path, tree: Tree = LOCAL) -> bool:
     return (
-        is_folder(folder / "details")
-        or is_file(folder / "run_info.json")
-        or (folder.name == "details" and _looks_like_details(folder))
-        or exists(folder / "task.json")
+        tree.is_folder(folder / "details")
+        or tree.is_file(folder / "run_info.json")
+        or (folder.name == "details" and _looks_like_details(folder, tree))
+        or tree.exists(folder / "task.json")
     )
 
 
-def _looks_like_details(folder: Path) -> bool:
-    try:
-        return any(child.name in STATES or is_file(child / "task.json") for child in folder.iterdir())
-    except OSError:
-        return False
+def _looks_like_details(folder: Path, tree: Tree) -> bool:
+    return any(name in STATES or tree.is_file(folder / name / "task.json") for name in tree.names(folder))
 
 
-def check(folder: Path, collector: Collector, others: list[Any] | None = None) -> None:
-    if is_folder(folder / "details") or is_file(folder / "run_info.json"):
-        _check_run_root(folder, collector, others or [])
-        if is_folder(folder / "details"):
-            _check_details(folder / "details", folder, collector)
+def plan(folder: Path, walk: Walk, others: list[Any] | None = None) -> None:
+    """A run is cut into its run-level files and its task folders; a task folder named alone is one unit."""
+    if walk.is_folder(folder / "details") or walk.is_file(folder / "run_info.json"):
+        _plan_run_root(folder, walk, others or [])
+        if walk.is_folder(folder / "details"):
+            _plan_details(folder / "details", folder, walk)
     elif folder.name == "details":
-        _check_details(folder, folder.parent, collector)
+        _plan_details(folder, folder.parent, walk)
     else:
-        check_task(folder, collector)
+        state, root = _place_of(folder)
+        walk.defer(task_unit, folder, state, root)
 
 
 # The files AgentCompass 1.0.1 writes at a run root, by kind; summary.md and analysis_summary.md are text.
@@ -89,37 +89,37 @@ RUN_TEXT_FILES = ("summary.md", "analysis_summary.md")
 MIGRATION_STAGING = ".agentbeats-spec-migrate"
 
 
-def _check_run_root(root: Path, collector: Collector, others: list[Any]) -> None:
-    """The run-level files beside details/; anything else at the root is walked as any folder is."""
-    from . import check_folder
+def _plan_run_root(root: Path, walk: Walk, others: list[Any]) -> None:
+    """The run-level files beside details/, each a unit; anything else at the root is walked as any folder is."""
+    from . import file_unit, plan_folder
 
-    if not is_file(root / "run_info.json"):
-        collector.about(
+    if not walk.is_file(root / "run_info.json"):
+        walk.about(
             root,
             "layout.missing-run-info",
             "the run has no run_info.json: AgentCompass 1.0.1 refuses to resume, reuse, summarize or analyze it "
             "(it can still read its tasks one by one)",
             "warning",
         )
-    for entry in entries(root, collector, root):
+    for entry in walk.entries(root, root):
         if entry.name == "details" and entry.is_folder:
             continue
         if entry.name in RUN_FILES and not entry.is_folder:
-            collector.add(examine_file(entry.path, _kinds.KINDS[RUN_FILES[entry.name]], explicit=True))
+            walk.defer(file_unit, entry.path, RUN_FILES[entry.name], True)
         elif entry.name == MIGRATION_STAGING:
-            collector.about(
+            walk.about(
                 entry.path,
                 "layout.temporary-file",
                 "left by an interrupted `agentbeats-spec migrate`; run it again to finish or undo what it started",
                 "warning",
             )
         elif _TEMPORARY.match(entry.name):
-            _unexpected_file(entry, collector, "")
+            _unexpected_file(entry, walk, "")
         elif entry.is_folder:
-            if not any(layout.detect(entry.path) for layout in others):
-                check_folder(entry.path, None, collector, root)
+            if not any(layout.detect(entry.path, walk.tree) for layout in others):
+                plan_folder(entry.path, None, walk, root)
         elif entry.name not in RUN_TEXT_FILES:
-            collector.add(examine_file(entry.path, None, explicit=False))
+            walk.loose_file(entry.path)
 
 
 def _place_of(task: Path) -> tuple[str | None, Path | None]:
@@ -132,31 +132,33 @@ def _place_of(task: Path) -> tuple[str | None, Path | None]:
     return None, None
 
 
-def _check_details(details: Path, root: Path, collector: Collector) -> None:
+def _plan_details(details: Path, root: Path, walk: Walk) -> None:
     seen: dict[str, Path] = {}
-    for entry in entries(details, collector, root):
+    for entry in walk.entries(details, root):
         if not entry.is_folder:
-            collector.about(entry.path, "layout.unexpected-entry", "only state folders belong in details/", "warning")
+            walk.about(entry.path, "layout.unexpected-entry", "only state folders belong in details/", "warning")
         elif entry.name in STATES:
-            for task in entries(entry.path, collector, root):
+            for task in walk.entries(entry.path, root):
                 if not task.is_folder:
-                    _unexpected_file(task, collector, "a state folder holds task folders only")
+                    _unexpected_file(task, walk, "a state folder holds task folders only")
                     continue
                 if task.name in seen:
-                    collector.about(
+                    walk.about(
                         task.path,
                         "layout.duplicate-task",
-                        f"the same task also has the folder {seen[task.name]}; a task has exactly one result folder",
+                        f"the same task also has the folder {seen[task.name].relative_to(root).as_posix()}; "
+                        "a task has exactly one result folder",
                     )
                 seen[task.name] = task.path
-                collector.defer(task_unit, task.path, entry.name, root)
-        elif is_file(entry.path / "task.json"):
+                walk.defer(task_unit, task.path, entry.name, root)
+        elif walk.is_file(entry.path / "task.json"):
             if entry.name in seen:
-                collector.about(entry.path, "layout.duplicate-task", f"the same task also has {seen[entry.name]}")
+                also = seen[entry.name].relative_to(root).as_posix()
+                walk.about(entry.path, "layout.duplicate-task", f"the same task also has the folder {also}")
             seen[entry.name] = entry.path
-            collector.defer(task_unit, entry.path, None, root)
+            walk.defer(task_unit, entry.path, None, root)
         else:
-            collector.about(
+            walk.about(
                 entry.path,
                 "layout.unknown-state",
                 f"{entry.name!r} is not a task state; expected one of {', '.join(STATES)}",
@@ -164,11 +166,11 @@ def _check_details(details: Path, root: Path, collector: Collector) -> None:
 
 
 def task_unit(collector: Collector, task: Path, state: str | None, root: Path | None) -> None:
-    """One task folder: the unit of work that runs in parallel (``--jobs``)."""
+    """One task folder where the walk found it: a unit (see ``_units``)."""
     _check_task(task, state, root, collector)
 
 
-def _unexpected_file(entry: Entry, collector: Collector, why: str) -> None:
+def _unexpected_file(entry: Entry, collector: Reporter, why: str) -> None:
     if _TEMPORARY.match(entry.name):
         collector.about(entry.path, "layout.temporary-file", "a temporary file left by an interrupted write", "warning")
     else:
