@@ -79,7 +79,7 @@ step = with_unknown(
 
 
 def _numbered(steps: list[dict[str, Any]], gaps: list[int]) -> list[dict[str, Any]]:
-    number, result = 0, []
+    number, result = -1, []  # the first step_id is 0, 1 or 2: harnesses number from 0 or from 1
     for each, gap in zip(steps, gaps, strict=True):
         number += gap
         result.append({"step_id": number, **each})
@@ -162,7 +162,7 @@ task_index = shuffled(
             {
                 "schema_version": st.just("agentcompass.task.v3"),
                 "task_id": task_ids,
-                "attempts": st.sets(st.integers(1, 3), max_size=3).map(
+                "attempts": st.sets(st.integers(1, 3), min_size=1, max_size=3).map(
                     lambda numbers: {str(n): f"attempt-{n}" for n in sorted(numbers)}
                 ),
             }

@@ -101,10 +101,27 @@ def test_k_is_at_least_the_largest_attempt_number(task_index: dict[str, Any]) ->
     assert summary(task_index) == {("rule.attempt-plan-k", "/attempt_plan/k")}
 
 
-def test_unknown_strategy_is_a_warning(task_index: dict[str, Any]) -> None:
+def test_a_strategy_the_reader_cannot_resolve_is_an_error(task_index: dict[str, Any]) -> None:
     task_index["attempt_plan"]["strategy"] = "median"
+    issue = one(text(task_index))
+    assert (issue.code, issue.severity, issue.pointer) == ("rule.unknown-strategy", "error", "/attempt_plan/strategy")
+    assert issue.line == text(task_index).splitlines().index('    "strategy": "median"') + 1
+
+
+def test_a_strategy_in_capitals_is_read_lower_cased_with_a_warning(task_index: dict[str, Any]) -> None:
+    task_index["attempt_plan"]["strategy"] = "PASS"
     issue = one(task_index)
     assert (issue.code, issue.severity) == ("rule.unknown-strategy", "warning")
+    assert "read as 'pass'" in issue.message
+
+
+def test_attempts_is_never_empty(task_index: dict[str, Any]) -> None:
+    """The writer writes the index when it allocates an attempt; the reader's record needs one."""
+    task_index["attempts"] = {}
+    issue = one(text(task_index))
+    assert (issue.code, issue.pointer, issue.severity) == ("schema.min-properties", "/attempts", "error")
+    assert issue.line == text(task_index).splitlines().index('  "attempts": {},') + 1
+    assert issue.message == "expected at least 1 member(s), found an empty object"
 
 
 def test_no_member_beyond_the_spec(task_index: dict[str, Any]) -> None:

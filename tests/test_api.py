@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import pathlib
 import re
 
@@ -70,7 +71,7 @@ def test_validate_takes_a_path_text_bytes_or_mapping() -> None:
     broken = source.replace('"avg"', '"avg", "k": 4')
     by_text = validate(broken)
     assert [(i.code, i.pointer, i.line) for i in by_text] == [("json.duplicate-key", "/attempt_plan/k", 17)]
-    assert validate({"schema_version": "agentcompass.task.v3", "task_id": "t", "attempts": {}}) == []
+    assert validate({"schema_version": "agentcompass.task.v3", "task_id": "t", "attempts": {"1": "attempt-1"}}) == []
 
 
 def test_issues_from_files_name_the_file_and_kind() -> None:
@@ -94,3 +95,19 @@ def test_issue_is_frozen_and_prints_like_a_compiler() -> None:
     with pytest.raises(AttributeError):
         issue.line = 3  # type: ignore[misc]
     assert str(issue) == "f.json:2:12: error schema.minimum expected a number >= 0 (at /count)"
+
+
+def test_a_parsed_mapping_gets_the_same_issues_as_its_text() -> None:
+    """A non-finite number does not hide the rest: every issue is found, as in the text of the same document."""
+    data = {"count": -1, "main_metric": "acc", "acc": math.nan, "extra": [math.inf, -math.inf]}
+    found = [(i.code, i.pointer, i.severity, i.message) for i in validate(data, "abv3-results")]
+    assert found == [
+        ("json.non-finite", "/acc", "error", "NaN is not valid JSON; write a finite number or null"),
+        ("schema.minimum", "/count", "error", "expected a number >= 0, found the number -1"),
+        ("json.non-finite", "/extra/0", "error", "Infinity is not valid JSON; write a finite number or null"),
+        ("json.non-finite", "/extra/1", "error", "-Infinity is not valid JSON; write a finite number or null"),
+    ]
+    text = '{"count": -1, "main_metric": "acc", "acc": NaN, "extra": [Infinity, -Infinity]}'
+    assert {(i.code, i.pointer, i.message) for i in validate(text, "abv3-results")} == {
+        (code, pointer, message) for code, pointer, _, message in found
+    }

@@ -34,7 +34,7 @@ def test_invalid_fixtures_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 1
     lines = out.splitlines()
     assert [line for line in lines if line.startswith("invalid: ")] == [
-        "invalid: 11 file(s) checked; 39 error(s), 7 warning(s)"
+        "invalid: 11 file(s) checked; 40 error(s), 2 warning(s), 2 info (shown with --show-info)"
     ]
     first = lines[0]
     assert first.startswith(
@@ -80,10 +80,73 @@ def test_json_report_is_exactly_one_object(capsys: pytest.CaptureFixture[str]) -
 
 def test_warnings_pass_unless_strict(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "trajectory.json"
-    path.write_text('{"schema_version": "ACTF_v1.0", "steps": [], "started_at": "2026-08-01 10:00:00"}')
+    path.write_text(
+        '{"schema_version": "ACTF_v1.0", "steps": [], "started_at": "2026-08-01T10:00:05Z", '
+        '"finished_at": "2026-08-01T10:00:00Z"}'
+    )
     assert run(capsys, "validate", str(path))[0] == 0
     code, out, _ = run(capsys, "validate", "--strict", "--format", "json", str(path))
     assert code == 1 and json.loads(out)["valid"] is False
+
+
+INFO_ONLY = '{\n  "schema_version": "ACTF_v1.0",\n  "steps": [],\n  "started_at": "2026-08-01 10:00:00"\n}\n'
+
+
+def test_info_never_fails_not_even_strict(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "trajectory.json"
+    path.write_text(INFO_ONLY)
+    code, out, _ = run(capsys, "validate", "--strict", "--format", "json", str(path))
+    report = json.loads(out)
+    assert code == 0 and report["valid"] is True
+    assert [(i["code"], i["severity"], i["pointer"], i["line"], i["column"]) for i in report["issues"]] == [
+        ("rule.timestamp-offset", "info", "/started_at", 4, 17)
+    ]
+
+
+def test_the_text_format_hides_info_unless_asked(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "trajectory.json"
+    path.write_text(INFO_ONLY)
+    code, out, _ = run(capsys, "validate", "--strict", str(path))
+    assert code == 0
+    assert out == "valid: 1 file(s) checked; 0 error(s), 0 warning(s), 1 info (shown with --show-info)\n"
+    code, out, _ = run(capsys, "validate", "--strict", "--show-info", "--no-context", str(path))
+    assert code == 0
+    assert out.splitlines()[0].startswith(f"{path}:4:17: info rule.timestamp-offset '2026-08-01 10:00:00' has no")
+    assert out.splitlines()[1] == "valid: 1 file(s) checked; 0 error(s), 0 warning(s), 1 info"
+
+
+def test_info_is_a_sarif_note_and_a_github_notice(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "trajectory.json"
+    path.write_text(INFO_ONLY)
+    code, out, _ = run(capsys, "validate", "--strict", "--format", "sarif", str(path))
+    (result,) = json.loads(out)["runs"][0]["results"]
+    (rule,) = json.loads(out)["runs"][0]["tool"]["driver"]["rules"]
+    assert code == 0 and result["level"] == "note" and rule["defaultConfiguration"]["level"] == "note"
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 4, "startColumn": 17}
+    code, out, _ = run(capsys, "validate", "--strict", "--format", "github", str(path))
+    assert code == 0 and out.startswith(f"::notice file={path},line=4,col=17,title=rule.timestamp-offset::")
+
+
+def test_a_folder_holding_no_artifact_is_nothing_checked_not_a_pass(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "notes.json").write_text('{"not": "an artifact"}')
+    (tmp_path / "README.md").write_text("# nothing here\n")
+    code, out, err = run(capsys, "validate", str(tmp_path))
+    assert code == 2
+    assert err == f"agentbeats-spec: error: no artifact found under {tmp_path} (see --allow-empty)\n"
+    assert out == "valid: 0 file(s) checked, 2 other file(s) skipped; 0 error(s), 0 warning(s)\n"
+    code, _, err = run(capsys, "validate", "--allow-empty", str(tmp_path))
+    assert (code, err) == (0, "")
+
+
+def test_a_path_named_twice_is_checked_once(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "trajectory.json"
+    path.write_text('{"schema_version": "ACTF_v1.0", "steps": [{"step_id": -1}]}')
+    again = tmp_path / ".." / tmp_path.name / path.name
+    code, out, _ = run(capsys, "validate", "--format", "json", str(path), str(again))
+    report = json.loads(out)
+    assert (code, report["checked"], [i["code"] for i in report["issues"]]) == (1, 1, ["schema.minimum"])
 
 
 def test_a_missing_path_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

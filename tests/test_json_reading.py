@@ -8,7 +8,7 @@ from agentbeats_spec import validate
 
 from .conftest import one
 
-TASK = '{"schema_version": "agentcompass.task.v3", "task_id": "t", "attempts": {}}'
+TASK = '{"schema_version": "agentcompass.task.v3", "task_id": "t", "attempts": {"1": "attempt-1"}}'
 
 
 def where(source: str | bytes) -> tuple[str, str, int | None, int | None]:
@@ -17,13 +17,16 @@ def where(source: str | bytes) -> tuple[str, str, int | None, int | None]:
 
 
 def test_duplicate_members_are_reported_at_the_second_one() -> None:
-    source = '{\n  "schema_version": "agentcompass.task.v3",\n  "task_id": "a",\n  "attempts": {},\n  "task_id": "b"\n}'
+    source = (
+        '{\n  "schema_version": "agentcompass.task.v3",\n  "task_id": "a",\n  "attempts": {"1": "attempt-1"},\n'
+        '  "task_id": "b"\n}'
+    )
     assert where(source) == ("json.duplicate-key", "/task_id", 5, 3)
     assert "first at line 3" in one(source, "agentcompass-task").message
 
 
 def test_duplicate_members_deep_inside() -> None:
-    source = TASK.replace('"attempts": {}', '"attempts": {"1": "attempt-1",\n "1": "attempt-1"}')
+    source = TASK.replace('"attempts": {"1": "attempt-1"}', '"attempts": {"1": "attempt-1",\n "1": "attempt-1"}')
     assert where(source) == ("json.duplicate-key", "/attempts/1", 2, 2)
 
 

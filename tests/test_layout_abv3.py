@@ -60,6 +60,30 @@ def test_run_configs_hold_experiment_folders_with_configs_and_nothing_nested(rep
     }
 
 
+def test_repository_files_are_not_experiments(repo: Path) -> None:
+    """A README, a LICENSE and dotfiles sit in run_configs/ in real repositories: no error, at most info."""
+    (repo / "run_configs" / "README.md").write_text("# Run configs\n")
+    (repo / "run_configs" / "LICENSE").write_text("MIT\n")
+    (repo / "run_configs" / ".gitkeep").write_text("")
+    (repo / "run_configs" / ".cache").mkdir()
+    (repo / "run_configs" / "default" / ".gitkeep").write_text("")
+    (repo / "results" / "README.md").write_text("# Results\n")
+    (repo / "results" / ".gitkeep").write_text("")
+    assert found(repo) == {
+        ("layout.not-an-experiment", "run_configs/README.md", "", "info"),
+        ("layout.not-an-experiment", "run_configs/LICENSE", "", "info"),
+        ("layout.unexpected-entry", "results/README.md", "", "info"),
+    }
+    issue = next(i for i in validate(repo) if i.file and i.file.endswith("LICENSE"))
+    assert (issue.line, issue.message) == (None, "documentation, not an experiment; skipped")
+
+
+def test_an_experiment_holding_only_a_dotfile_is_empty(repo: Path) -> None:
+    (repo / "run_configs" / "empty").mkdir()
+    (repo / "run_configs" / "empty" / ".gitkeep").write_text("")
+    assert found(repo) == {("layout.empty-experiment", "run_configs/empty", "", "error")}
+
+
 def test_default_exp_is_an_experiment(repo: Path) -> None:
     rewrite(repo, 'default_exp = "default"', 'default_exp = "main"')
     assert found(repo) == {("layout.missing-default-exp", "agentbeats.toml", "/run_configs/default_exp", "error")}

@@ -52,10 +52,11 @@ def test_the_hash_is_the_sha256_of_the_exact_task_id(run: Path) -> None:
     assert "layout.task-hash" in codes
 
 
-def test_a_readable_prefix_other_than_the_reference_is_a_warning(run: Path) -> None:
+def test_a_readable_prefix_other_than_the_writers_is_an_error(run: Path) -> None:
+    """AgentCompass 1.0.1's read_result refuses it: 'task directory does not match task identity'."""
     _rename(run, "other-prefix--" + TASK_NAME.split("--")[1])
     issues = validate(run)
-    assert [(i.code, i.severity) for i in issues] == [("layout.readable-name", "warning")]
+    assert [(i.code, i.severity, i.pointer, i.line) for i in issues] == [("layout.readable-name", "error", "", None)]
 
 
 def test_a_task_folder_without_the_hash_is_an_error(run: Path) -> None:
@@ -196,9 +197,21 @@ def test_retry_file_names_follow_the_pattern(run: Path) -> None:
     assert [(i.code, i.severity) for i in issues] == [("layout.retry-file-name", "warning")]
 
 
-def test_a_retry_count_that_differs_from_the_records_is_a_warning(run: Path) -> None:
+def test_fewer_retry_records_than_retry_count_is_info(run: Path) -> None:
+    """write_result stores the counts; the records are the runner's, so a run written by it alone has none."""
     retries = task(run) / "attempt-1" / "retries"
     sorted(retries.iterdir())[0].unlink()
+    issues = validate(run)
+    assert [(i.code, i.severity, i.pointer) for i in issues] == [("layout.retry-count", "info", "/retry_count")]
+
+
+def test_more_retry_records_than_retry_count_is_a_warning(run: Path) -> None:
+    retries = task(run) / "attempt-1" / "retries"
+    first = sorted(path for path in retries.iterdir() if path.is_file())[0]
+    record = json.loads(first.read_text(encoding="utf-8"))
+    record["retry"] = 9
+    record["max_retries"] = 9
+    (retries / first.name.replace(".retry1.", ".retry9.")).write_text(json.dumps(record, indent=2))
     issues = validate(run)
     assert [(i.code, i.severity, i.pointer) for i in issues] == [("layout.retry-count", "warning", "/retry_count")]
 
@@ -233,3 +246,12 @@ def test_a_task_filed_twice_is_an_error(run: Path) -> None:
 def test_each_file_is_also_checked_as_its_kind(run: Path) -> None:
     edit(task(run) / "attempt-2" / "result.json", lambda data: data.update(status="done"))
     assert found(run) == {("schema.enum", f"details/error/{TASK_NAME}/attempt-2/result.json", "/status")}
+
+
+def test_a_truncated_task_index_is_a_syntax_error_and_nothing_else(run: Path) -> None:
+    index = task(run) / "task.json"
+    index.write_text(index.read_text(encoding="utf-8")[:30], encoding="utf-8")
+    issues = validate(run)
+    assert [(i.code, i.pointer, i.line, i.severity) for i in issues if i.file == str(index)] == [
+        ("json.syntax", "", 2, "error")
+    ]

@@ -36,7 +36,7 @@ def test_one_long_string_is_validated_and_echoed_short(tmp_path: Path) -> None:
 
 def test_the_size_limit_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "task.json"
-    path.write_text('{"schema_version": "agentcompass.task.v3", "task_id": "t", "attempts": {}}')
+    path.write_text('{"schema_version": "agentcompass.task.v3", "task_id": "t", "attempts": {"1": "attempt-1"}}')
     assert main(["validate", "--max-file-size", "10", str(path)]) == 1
     assert "io.too-large" in capsys.readouterr().out
     assert main(["validate", "--max-file-size", "1K", str(path)]) == 0

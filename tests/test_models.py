@@ -52,7 +52,7 @@ def test_dump_then_load_gives_the_same_model(tmp_path_factory: pytest.TempPathFa
 
 
 def test_absent_and_null_stay_apart() -> None:
-    identity = {"schema_version": "agentcompass.task.v3", "task_id": "t", "attempts": {}}
+    identity = {"schema_version": "agentcompass.task.v3", "task_id": "t", "attempts": {"1": "attempt-1"}}
     published = {**identity, "category": None, "ground_truth": None, "attempt_plan": {"k": 1, "strategy": "avg"}}
     assert from_dict("agentcompass-task", identity).category is ABSENT
     assert from_dict("agentcompass-task", published).category is None
@@ -114,7 +114,8 @@ def test_evolve_equality_and_a_short_repr() -> None:
 
 
 def test_dump_refuses_an_invalid_model_and_writes_nothing(tmp_path: Path) -> None:
-    task = from_dict("agentcompass-task", {"schema_version": "agentcompass.task.v3", "task_id": "t", "attempts": {}})
+    identity = {"schema_version": "agentcompass.task.v3", "task_id": "t", "attempts": {"1": "attempt-1"}}
+    task = from_dict("agentcompass-task", identity)
     path = tmp_path / "task.json"
     bad = attrs.evolve(task, task_id=" t ")
     with pytest.raises(InvalidDocument) as info:
@@ -210,3 +211,25 @@ def test_models_and_a_typed_example_pass_mypy_strict() -> None:
         capture_output=True, text=True, check=False, cwd=ROOT,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout
+
+
+def test_an_unknown_member_cannot_shadow_a_declared_one_when_the_model_is_built() -> None:
+    with pytest.raises(InvalidDocument) as raised:
+        Step(step_id=0, unknown_members={"step_id": 3, "harness_note": "kept"})
+    (issue,) = raised.value.issues
+    assert (issue.code, issue.pointer, issue.severity) == ("rule.shadowed-member", "/step_id", "error")
+    assert issue.message.startswith("unknown_members holds 'step_id', a declared member of Step")
+    trajectory = from_dict("actf-trajectory", {"schema_version": "ACTF_v1.0", "steps": []})
+    with pytest.raises(InvalidDocument):
+        trajectory.unknown_members = {"steps": [{"step_id": 1}]}
+
+
+def test_an_unknown_member_cannot_shadow_a_declared_one_when_the_model_is_dumped(tmp_path: Path) -> None:
+    trajectory = from_dict("actf-trajectory", {"schema_version": "ACTF_v1.0", "steps": [{"step_id": 0, "x": 1}]})
+    trajectory.steps[0].unknown_members["step_id"] = 5  # changed in place, after the model was built
+    path = tmp_path / "trajectory.json"
+    for write in (lambda: dump(trajectory, path), lambda: dumps(trajectory), lambda: to_dict(trajectory)):
+        with pytest.raises(InvalidDocument) as raised:
+            write()
+        assert [(i.code, i.pointer) for i in raised.value.issues] == [("rule.shadowed-member", "/steps/0/step_id")]
+    assert not path.exists()

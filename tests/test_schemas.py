@@ -14,6 +14,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from agentbeats_spec import kinds
+from agentbeats_spec._bundle import schema_text
 from agentbeats_spec._schemas import BASE_URI, registry
 
 from .conftest import ROOT
@@ -107,7 +108,7 @@ def test_each_schema_uses_only_portable_features(path: Path) -> None:
 @pytest.mark.parametrize("path", FILES, ids=lambda path: path.relative_to(SCHEMAS).as_posix())
 def test_each_schema_is_canonically_formatted(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
-    assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False) + "\n"
+    assert text == schema_text(json.loads(text))
 
 
 def test_every_reference_resolves_offline() -> None:

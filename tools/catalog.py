@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from agentbeats_spec import kinds, schema
-from agentbeats_spec._bundle import bundle
+from agentbeats_spec._bundle import bundle, schema_text
 from agentbeats_spec._codes import CODES
 from agentbeats_spec._schemas import BASE_URI
 
@@ -40,7 +39,7 @@ def catalog() -> dict[str, Any]:
 
 
 def render_json(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    return schema_text(value)
 
 
 def codes_doc() -> str:

@@ -212,7 +212,10 @@ class Generator:
             lines.append(f"    __kind__: ClassVar[str] = {kind!r}\n")
         lines.extend(fields)
         if open_object:
-            lines.append(f"    {UNKNOWN_FIELD}: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)")
+            lines.append(
+                f"    {UNKNOWN_FIELD}: dict[str, Any] = "
+                "attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)"
+            )
         lines.append('    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")')
         return "\n".join(lines) + "\n"
 
@@ -229,7 +232,7 @@ class Generator:
             "",
             "import attrs",
             "",
-            "from .._modelkit import ABSENT, Absent, short_repr",
+            "from .._modelkit import ABSENT, Absent, no_shadowing, short_repr",
         ]
         for other, used in sorted(self.imports.get(module, {}).items()):
             header.append(f"from .{other} import {', '.join(sorted(used))}")

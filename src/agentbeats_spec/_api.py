@@ -144,7 +144,12 @@ def from_dict(kind: str, data: Any) -> Any:
 def to_dict(model: Any) -> dict[str, Any]:
     """The document of a model, as plain JSON values (no validation, no I/O)."""
     from . import _convert  # cattrs: imported when models are used, not to validate
+    from ._modelkit import shadowed
 
+    # unknown_members can be changed in place after the model was built: look again before writing it out.
+    clashes = list(shadowed(model))
+    if clashes:
+        raise InvalidDocument(clashes)
     data: dict[str, Any] = _convert.unstructure(model)
     return data
 

@@ -10,6 +10,8 @@ identity per schema (a registry holds either the split files or the bundled one,
 from __future__ import annotations
 
 import copy
+import json
+import re
 from typing import Any
 from urllib.parse import urldefrag, urljoin
 
@@ -61,3 +63,14 @@ def bundle(schema_id: str) -> dict[str, Any]:
             {key: value for key, value in node.items() if key not in ("$id", "$schema")}, file
         )
     return {"$schema": root["$schema"], "$id": schema_id, **rewritten, "$defs": own_defs}
+
+
+# Characters that would be invisible in a schema file (white space other than the space, line and paragraph
+# separators, format characters): written as \u escapes, so that a reader of the file sees them.
+_INVISIBLE = re.compile("[\\u0085\\u00a0\\u1680\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u206f\\u3000\\ufeff]")
+
+
+def schema_text(value: Any) -> str:
+    """The canonical text of a schema file: indent 2, non-ASCII kept except invisible characters, a final newline."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    return _INVISIBLE.sub(lambda match: f"\\u{ord(match.group()):04x}", text) + "\n"

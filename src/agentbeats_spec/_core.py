@@ -28,6 +28,7 @@ class Report:
     checked: int
     skipped: int = 0
     kinds: tuple[tuple[str, int], ...] = ()
+    empty: tuple[str, ...] = ()  # folders named to check that held no artifact at all
 
     @property
     def valid(self) -> bool:

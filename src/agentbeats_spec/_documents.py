@@ -56,7 +56,10 @@ class Document:
             locate = _json.locate
         else:
             from ._toml import locate
-        located = locate(text, set(targets.values()))
+        try:
+            located = locate(text, set(targets.values()))
+        except ValueError:  # text that does not parse (its syntax error is reported): the findings go to its start
+            located = {}
         offsets: dict[tuple[str, Anchor], int] = {}
         for request, path in targets.items():
             for cut in range(len(path), -1, -1):
@@ -106,7 +109,9 @@ _RECOVERABLE = frozenset({"json.duplicate-key", "json.non-finite", "toml.type"})
 def from_data(data: Any) -> Document:
     """A document for an already parsed value: check that JSON can represent it."""
     findings = list(_non_json(data, (), 0))
-    return Document(data, None, "json", tuple(findings), readable=not findings)
+    # As for text: after a non-finite number the rest of the document is still checked, so every issue is found.
+    readable = all(finding.code in _RECOVERABLE for finding in findings)
+    return Document(data, None, "json", tuple(findings), readable=readable)
 
 
 def _non_json(value: Any, path: Path, depth: int) -> Iterable[Finding]:
@@ -117,7 +122,9 @@ def _non_json(value: Any, path: Path, depth: int) -> Iterable[Finding]:
         return
     if isinstance(value, float):
         if not math.isfinite(value):
-            yield Finding(to_pointer(path), "json.non-finite", f"{value} is not valid JSON; use a finite number")
+            shown = "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+            message = f"{shown} is not valid JSON; write a finite number or null"
+            yield Finding(to_pointer(path), "json.non-finite", message)
         return
     if isinstance(value, dict):
         for key, item in value.items():

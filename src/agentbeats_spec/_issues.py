@@ -10,7 +10,9 @@ from typing import Literal
 
 import attrs
 
-Severity = Literal["error", "warning"]
+# "info" is what a reader should know but need not fix (what the reference writer does by design): it never
+# fails a check, not even with --strict, and the text report hides it unless asked.
+Severity = Literal["error", "warning", "info"]
 
 
 class Anchor(enum.Enum):
@@ -45,7 +47,7 @@ class Issue:
 
     ``pointer`` is an RFC 6901 JSON Pointer into the document (``""`` for the file as a whole);
     ``line`` and ``column`` are 1-based and count characters, and are ``None`` only where the input
-    has no text (an already parsed mapping).
+    has no text (an already parsed mapping). ``severity`` is ``error``, ``warning`` or ``info``.
     """
 
     file: str | None

@@ -128,7 +128,8 @@ def ecma_to_python(source: str) -> str:
     """Translate the portable subset of ECMA-262 regular expressions to Python.
 
     Only ``$`` differs in that subset: ECMA's ``$`` (without the multiline flag) matches at the very
-    end of the input, Python's also before a final newline. ``\\Z`` is ECMA's ``$`` in Python.
+    end of the input, Python's also before a final newline. ``\\Z`` is ECMA's ``$`` in Python. The shipped
+    schemas guard every such pattern with ``"not": {"pattern": "\\n$"}`` so that stock engines agree too.
     """
     out: list[str] = []
     in_class = False
@@ -202,8 +203,12 @@ def minimum(validator: Validator, bound: float, instance: Any, schema: dict[str,
 
 
 def not_(validator: Validator, forbidden: Any, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    sibling = schema.get("pattern")
+    if isinstance(sibling, str) and validator.is_type(instance, "string") and not _compiled(sibling).search(instance):
+        return  # the pattern beside it reports this string already: one error per value
     if validator.evolve(schema=forbidden).is_valid(instance):
-        reason = schema.get("description") or "this value is not allowed here"
+        described = forbidden.get("description") if isinstance(forbidden, dict) else None
+        reason = described or schema.get("description") or "this value is not allowed here"
         yield ValidationError(f"not allowed: {reason}")
 
 

@@ -24,24 +24,37 @@ if TYPE_CHECKING:
 CONTEXT_WIDTH = 100
 
 
-def text(report: Report, out: TextIO, *, context: bool = True, strict: bool = False) -> None:
-    for issue in report.issues:
+def text(
+    report: Report, out: TextIO, *, context: bool = True, strict: bool = False, show_info: bool = False
+) -> None:
+    """One line per issue (info only with ``show_info``), then the verdict and the counts."""
+    shown = [issue for issue in report.issues if show_info or issue.severity != "info"]
+    for issue in shown:
         where = printable(issue.file, controls=True) if issue.file else "<document>"
         if issue.line is not None:
             where = f"{where}:{issue.line}:{issue.column}"
         out.write(f"{where}: {issue.severity} {issue.code} {printable(issue.message, controls=True)}\n")
         if context:
             out.writelines(_context(issue))
-    errors = sum(issue.severity == "error" for issue in report.issues)
-    warnings = len(report.issues) - errors
+    errors, warnings, notes = _counts(report)
     verdict = "valid" if _valid(report, strict) else "invalid"
     skipped = f", {report.skipped} other file(s) skipped" if report.skipped else ""
-    out.write(f"{verdict}: {report.checked} file(s) checked{skipped}; {errors} error(s), {warnings} warning(s)\n")
+    hidden = " (shown with --show-info)" if notes and not show_info else ""
+    info = f", {notes} info{hidden}" if notes else ""
+    out.write(
+        f"{verdict}: {report.checked} file(s) checked{skipped}; {errors} error(s), {warnings} warning(s){info}\n"
+    )
     if len(report.kinds) > 1:
         out.write("  files: " + ", ".join(f"{kind} {count}" for kind, count in report.kinds) + "\n")
-    if report.issues:
-        codes = Counter(issue.code for issue in report.issues)
+    if shown:
+        codes = Counter(issue.code for issue in shown)
         out.write("  issues: " + ", ".join(f"{code} {count}" for code, count in sorted(codes.items())) + "\n")
+
+
+def _counts(report: Report) -> tuple[int, int, int]:
+    """Errors, warnings and info."""
+    found = Counter(issue.severity for issue in report.issues)
+    return found["error"], found["warning"], found["info"]
 
 
 # The checks `abv3 check -l1` names, and which issues belong to each.
@@ -186,8 +199,9 @@ def _printable_dict(issue: Issue) -> dict[str, str | int | None]:
 
 
 def _valid(report: Report, strict: bool) -> bool:
+    """No error, and with ``strict`` no warning either; info never fails a check."""
     if strict:
-        return not report.issues
+        return not any(issue.severity in ("error", "warning") for issue in report.issues)
     return report.valid
 
 
@@ -199,10 +213,16 @@ def github(report: Report, out: TextIO) -> None:
             properties += [f"line={issue.line}", f"col={issue.column}"]
         properties.append(f"title={_escape_property(issue.code)}")
         where = f" (at {issue.pointer})" if issue.pointer else ""
+        command = _GITHUB_COMMANDS[issue.severity]
         message = printable(issue.message + where, controls=True)
-        out.write(f"::{issue.severity} {','.join(properties)}::{_escape_data(message)}\n")
-    errors = sum(issue.severity == "error" for issue in report.issues)
-    out.write(f"{report.checked} file(s) checked; {errors} error(s), {len(report.issues) - errors} warning(s)\n")
+        out.write(f"::{command} {','.join(properties)}::{_escape_data(message)}\n")
+    errors, warnings, notes = _counts(report)
+    info = f", {notes} info" if notes else ""
+    out.write(f"{report.checked} file(s) checked; {errors} error(s), {warnings} warning(s){info}\n")
+
+
+_GITHUB_COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
+_SARIF_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def _escape_data(text: str) -> str:
@@ -225,7 +245,7 @@ def sarif(report: Report, out: TextIO, *, base: Path | None = None) -> None:
             "id": code,
             "name": "".join(part.capitalize() for part in code.replace(".", "-").split("-")),
             "shortDescription": {"text": describe(code)},
-            "defaultConfiguration": {"level": "warning" if code in _WARNING_CODES else "error"},
+            "defaultConfiguration": {"level": _default_level(code)},
         }
         for code in codes
     ]
@@ -241,7 +261,7 @@ def sarif(report: Report, out: TextIO, *, base: Path | None = None) -> None:
             {
                 "ruleId": issue.code,
                 "ruleIndex": index[issue.code],
-                "level": issue.severity,
+                "level": _SARIF_LEVELS[issue.severity],
                 "message": {"text": printable(issue.message)},
                 "locations": [location],
             }
@@ -267,11 +287,18 @@ def sarif(report: Report, out: TextIO, *, base: Path | None = None) -> None:
     out.write("\n")
 
 
-# Codes that are only ever warnings; the level of each result is its issue's own.
+def _default_level(code: str) -> str:
+    if code in _INFO_CODES:
+        return "note"
+    return "warning" if code in _WARNING_CODES else "error"
+
+
+# Codes that are only ever info, or at most warnings; the level of each result is its issue's own.
+_INFO_CODES = frozenset({"rule.timestamp-offset", "rule.empty-object-list"})
 _WARNING_CODES = frozenset(
     {"json.bom", "json.large-integer", "rule.unknown-key", "rule.unknown-strategy", "rule.retry-counts-sparse",
-     "rule.empty-object-list", "rule.timestamp-offset", "rule.finished-before-started", "layout.unexpected-entry",
-     "layout.temporary-file", "layout.v2-layout", "layout.readable-name", "layout.retry-file-name",
+     "rule.finished-before-started", "layout.unexpected-entry",
+     "layout.temporary-file", "layout.v2-layout", "layout.retry-file-name",
      "layout.retry-count", "layout.orphan-results", "layout.missing-results", "security.symlink"}
 )  # fmt: skip
 

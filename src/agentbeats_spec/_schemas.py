@@ -88,8 +88,18 @@ def validator(schema_id: str) -> Any:
 
     from . import _keywords
 
-    extended = validators.extend(Draft202012Validator, validators=_keywords.OVERRIDES)
+    types = Draft202012Validator.TYPE_CHECKER.redefine("integer", lambda _, instance: is_integer(instance))
+    extended = validators.extend(Draft202012Validator, validators=_keywords.OVERRIDES, type_checker=types)
     return extended(contents(schema_id), registry=registry(), format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def is_integer(instance: Any) -> bool:
+    """An integer as the AgentCompass reader counts them (``type(x) is int``).
+
+    JSON Schema calls 1.0 an integer; a reader that tells 1 from 1.0 does not, so this package refuses 1.0,
+    1e0 and -0.0 wherever a schema says ``integer`` (docs/schemas.md says so for other engines).
+    """
+    return isinstance(instance, int) and not isinstance(instance, bool)
 
 
 try:  # jsonschema-rs gives the verdict of a valid document quickly; python-jsonschema reports the errors
@@ -105,10 +115,39 @@ def fast_validator(schema_id: str) -> Any:
     """A compiled jsonschema-rs validator, or None where the compiled wheel is missing."""
     if jsonschema_rs is None:
         return None
-    resources = [(uri, _without_dialect(document)) for uri, document in documents().items()]
+    strict = {uri: _strict_integers(_without_dialect(document)) for uri, document in documents().items()}
     return jsonschema_rs.Draft202012Validator(
-        _without_dialect(documents()[schema_id]), registry=jsonschema_rs.Registry(resources), validate_formats=False
+        strict[schema_id],
+        registry=jsonschema_rs.Registry(list(strict.items())),
+        validate_formats=False,
+        keywords={_NOT_A_FLOAT: _NotAFloat},
     )
+
+
+# jsonschema-rs counts 1.0 as an integer, as JSON Schema does. Its copy of the schemas gets a keyword of ours
+# beside every "integer" type, so that both engines give the same verdict; the shipped files stay standard.
+_NOT_A_FLOAT = "agentbeatsNotAFloat"
+
+
+class _NotAFloat:
+    def __init__(self, parent_schema: Any, value: Any, schema_path: Any) -> None:
+        pass
+
+    def validate(self, instance: Any) -> None:
+        if isinstance(instance, float):
+            raise ValueError(f"expected an integer, found the number {instance!r}")
+
+
+def _strict_integers(schema: Any) -> Any:
+    if isinstance(schema, list):
+        return [_strict_integers(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    copied = {key: _strict_integers(value) for key, value in schema.items()}
+    types = schema.get("type")
+    if types == "integer" or (isinstance(types, list) and "integer" in types):
+        copied[_NOT_A_FLOAT] = True
+    return copied
 
 
 def check(schema_id: str, data: Any, prefix: tuple[str, ...] = ()) -> Iterator[Finding]:
@@ -142,12 +181,15 @@ def _finding(error: ValidationError, prefix: tuple[str, ...]) -> Finding:
         anchor = Anchor.PARENT
     elif "propertyNames" in error.absolute_schema_path:
         anchor, code = Anchor.KEY, "schema.member-name"
+    elif keyword == "not" and isinstance(error.validator_value, dict) and "pattern" in error.validator_value:
+        anchor, code = Anchor.VALUE, "schema.pattern"  # a form the string must not have (a final line break)
     elif keyword in _keywords.MEMBER_NAME_KEYWORDS:
         anchor = Anchor.KEY
     else:
         anchor = Anchor.VALUE
-    if error.schema is _relative_path_schema():
-        # Escaping its root is what a bad relative path means; say so with the security code.
+    if keyword == "pattern" and error.schema is _relative_path_schema():
+        # A string that is not a relative path inside its root escapes it: only that gets the security code
+        # (a wrong type or an empty string is a schema error like any other, never a security alert).
         code = "security.path-escape"
     return Finding(pointer, code, str(error.message), anchor=anchor)
 

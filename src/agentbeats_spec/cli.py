@@ -50,6 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("--secrets", action="store_true", help="also search every artifact for credentials")
     _follow_option(validate)
     validate.add_argument(
+        "--allow-empty", action="store_true",
+        help="accept a folder that holds no artifact (by default that exits 2: nothing checked is not a pass)",
+    )  # fmt: skip
+    validate.add_argument(
         "--jobs", type=_positive, default=os.cpu_count() or 1, metavar="N",
         help="worker processes for the units of a tree: task folders, ABB cases, ... (default: the cores)",
     )  # fmt: skip
@@ -166,10 +170,14 @@ def _report_options(command: argparse.ArgumentParser) -> None:
         default="text",
         help="text for people, json for programs, github for workflow annotations, sarif for code scanning",
     )
-    command.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    command.add_argument("--strict", action="store_true", help="treat warnings as errors (info never fails)")
     command.add_argument(
         "--no-context", action="store_true", help="text format: do not show the source line under each issue"
     )
+    command.add_argument(
+        "--show-info", action="store_true",
+        help="text format: also show info, what a reader should know but need not fix (other formats always do)",
+    )  # fmt: skip
 
 
 def _limit_options(command: argparse.ArgumentParser) -> None:
@@ -314,7 +322,12 @@ def _validate(arguments: argparse.Namespace) -> int:
         )
     if progress is not None:
         progress.close()
-    return _report(report, arguments)
+    status = _report(report, arguments)
+    if report.empty and not arguments.allow_empty:
+        for folder in report.empty:
+            print(f"agentbeats-spec: error: no artifact found under {folder} (see --allow-empty)", file=sys.stderr)
+        return EXIT_USAGE
+    return status
 
 
 def _validate_on_dask(arguments: argparse.Namespace) -> int:
@@ -361,12 +374,15 @@ def _report(report: Report, arguments: argparse.Namespace) -> int:
     elif arguments.format == "sarif":
         _reporters.sarif(report, sys.stdout)
     else:
-        _reporters.text(report, sys.stdout, context=not arguments.no_context, strict=arguments.strict)
+        _reporters.text(
+            report, sys.stdout, context=not arguments.no_context, strict=arguments.strict, show_info=arguments.show_info
+        )
     return _exit_code(report, arguments.strict)
 
 
 def _exit_code(report: Report, strict: bool) -> int:
-    failed = any(issue.severity == "error" or strict for issue in report.issues)
+    failing = ("error", "warning") if strict else ("error",)
+    failed = any(issue.severity in failing for issue in report.issues)
     return EXIT_INVALID if failed else EXIT_VALID
 
 

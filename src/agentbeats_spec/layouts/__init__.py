@@ -7,9 +7,12 @@ reads names and cuts the tree into units; ``_units`` runs them and the rules tha
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from .. import _kinds
 from .._core import Collector, Report, examine_file, failing_on, scan_file
@@ -36,10 +39,52 @@ def check_paths(
 ) -> Report:
     """Check files and folders; with ``jobs`` > 1, their units are checked in that many worker processes.
 
+    A path named twice is checked once; the report names the folders in which nothing at all was found.
     A symbolic link among ``paths`` is reported and not followed, as in a walk, unless ``follow_symlinks``.
     """
-    walk = plan(paths, kind, follow_symlinks=follow_symlinks)
-    return assemble(walk, run_here(walk.units, jobs), progress)
+    unique = _unique(paths, follow_symlinks)
+    walk = plan(unique, kind, follow_symlinks=follow_symlinks)
+    parts: list[Any] = []
+
+    def kept(found: Iterable[Any]) -> Iterable[Any]:
+        for part in found:
+            parts.append(part)
+            yield part
+
+    report = assemble(walk, kept(run_here(walk.units, jobs)), progress)
+    return attrs.evolve(report, empty=_empty_folders(unique, walk, parts))
+
+
+def _unique(paths: Iterable[Path], follow_symlinks: bool) -> list[Path]:
+    """The paths, each once: a path named twice (after resolving links and ``..``) is checked once."""
+    seen: set[str] = set()
+    unique = []
+    for path in paths:
+        identity = _identity(path, follow_symlinks)
+        if identity not in seen:
+            seen.add(identity)
+            unique.append(path)
+    return unique
+
+
+def _identity(path: Path, follow_symlinks: bool) -> str:
+    """What a named path designates: where it leads, or the link itself when links are not followed."""
+    if follow_symlinks or not path.is_symlink():
+        return os.path.realpath(path)
+    return os.path.join(os.path.realpath(path.parent), path.name)
+
+
+def _empty_folders(paths: list[Path], walk: Walk, parts: list[Any]) -> tuple[str, ...]:
+    """The named folders below which nothing at all was found: no artifact checked, no issue."""
+    found = [str(unit.path) for unit, part in zip(walk.units, parts, strict=True) if part.checked or part.issues]
+    found += [issue.file for issue in walk.issues if issue.file]
+    empty = []
+    for path in paths:
+        if path.is_dir() and not path.is_symlink():
+            inside = str(path).rstrip(os.sep) + os.sep
+            if not any(name == str(path) or name.startswith(inside) for name in found):
+                empty.append(str(path))
+    return tuple(empty)
 
 
 def plan(

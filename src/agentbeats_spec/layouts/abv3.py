@@ -97,11 +97,32 @@ def _table(data: dict[str, Any], name: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def is_hidden(name: str) -> bool:
+    """Dotfiles and dot-folders (.gitkeep, .DS_Store, .git): a repository's housekeeping, never an experiment."""
+    return name.startswith(".")
+
+
+def is_documentation(name: str) -> bool:
+    """README, LICENSE and the like: what a repository explains itself with, not a run config."""
+    stem, _, suffix = name.partition(".")
+    return stem.upper() in _DOCUMENTATION or suffix.lower() in ("md", "rst", "txt")
+
+
+_DOCUMENTATION = frozenset({"README", "LICENSE", "LICENCE", "COPYING", "NOTICE", "AUTHORS", "CHANGELOG"})
+
+
 def _check_run_configs(configs: Path, root: Path, collector: Collector) -> set[str]:
     """Every entry is an experiment folder holding one or more config files and nothing nested."""
     experiments = set()
     for entry in entries(configs, collector, root):
+        if is_hidden(entry.name):
+            continue
         if not entry.is_folder:
+            if is_documentation(entry.name):
+                collector.about(
+                    entry.path, "layout.not-an-experiment", "documentation, not an experiment; skipped", "info"
+                )
+                continue
             collector.about(
                 entry.path,
                 "layout.not-an-experiment",
@@ -111,6 +132,8 @@ def _check_run_configs(configs: Path, root: Path, collector: Collector) -> set[s
         experiments.add(entry.name)
         files = 0
         for inner in entries(entry.path, collector, root):
+            if is_hidden(inner.name):
+                continue
             if inner.is_folder:
                 collector.about(
                     inner.path, "layout.nested-run-config", "an experiment folder holds config files, not folders"
@@ -152,12 +175,15 @@ def _check_results(
     results: Path, experiments: set[str] | None, skip: set[str], root: Path, collector: Collector
 ) -> None:
     for entry in entries(results, collector, root):
-        if entry.name in skip:
+        if entry.name in skip or is_hidden(entry.name):
             continue
         if not entry.is_folder:
-            collector.about(
-                entry.path, "layout.unexpected-entry", "the results folder holds experiment folders", "warning"
-            )
+            if is_documentation(entry.name):
+                collector.about(entry.path, "layout.unexpected-entry", "documentation, not results; skipped", "info")
+            else:
+                collector.about(
+                    entry.path, "layout.unexpected-entry", "the results folder holds experiment folders", "warning"
+                )
             continue
         if experiments is not None and entry.name not in experiments:
             collector.about(

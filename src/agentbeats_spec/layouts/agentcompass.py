@@ -17,7 +17,7 @@ import attrs
 
 from .. import _documents, _kinds
 from .._core import Collector, Examined, examine_file, read_bounded
-from .._issues import Anchor, Finding
+from .._issues import Anchor, Finding, Severity
 from .._pointers import join
 from .._text import quote
 from ..rules.abv3 import inside_root
@@ -255,7 +255,7 @@ def _check_task(task: Path, state: str | None, root: Path | None, collector: Col
         results[key] = _check_attempt(folders[name].path, number, task_id, task.name, root, collector, attempt_kind)
 
     if state in FINAL_STATES and not legacy:  # a v2 attempt's issues are derived on read, not stored
-        if not any(member in data for member in SHARED):
+        if index.document.readable and not any(member in data for member in SHARED):
             findings.append(
                 Finding(
                     "",
@@ -303,9 +303,8 @@ def _check_task_name(task: Path, task_id: str | None, collector: Collector) -> N
         collector.about(
             task,
             "layout.readable-name",
-            f"the readable prefix differs from the reference writer's {readable_name(task_id)!r} "
-            "(the hash identifies the task; the prefix is only for people)",
-            "warning",
+            f"the readable prefix differs from the writer's {readable_name(task_id)!r}: AgentCompass 1.0.1 reads a "
+            "task only from the folder its writer names, and would write a second folder for it",
         )
 
 
@@ -348,8 +347,10 @@ def _check_attempt(
     if result is not None and result.document.readable and isinstance(result.document.data, dict):
         count = result.document.data.get("retry_count")
         if isinstance(count, int) and not isinstance(count, bool) and count != retries:
+            # write_result stores retry counts without the records the runner writes: fewer records is no fault.
             message = f"retry_count is {count}, but retries/ holds {retries} retry record(s)"
-            findings.append(Finding("/retry_count", "layout.retry-count", message, severity="warning"))
+            severity: Severity = "info" if retries < count else "warning"
+            findings.append(Finding("/retry_count", "layout.retry-count", message, severity=severity))
     if result is not None:
         collector.add(result.with_findings(findings))  # the file's positions, found in one pass
     for name, entry in listing.items():

@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Literal
 
 import attrs
 
-from .._modelkit import ABSENT, Absent, short_repr
+from .._modelkit import ABSENT, Absent, no_shadowing, short_repr
 
 __all__ = ["CaseIssue", "FaultLocation", "VerifyCase"]
 
@@ -27,7 +27,7 @@ class CaseIssue:
     state: Literal["open", "closed"]
     title: str = attrs.field(repr=short_repr)
     body: str = attrs.field(repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -47,7 +47,7 @@ class FaultLocation:
     role: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
     verification: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
     explanation: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -77,7 +77,7 @@ class VerifyCase:
         default=ABSENT, metadata={"json": "fault location"}, repr=short_repr
     )
     root_cause: str | Absent = attrs.field(default=ABSENT, metadata={"json": "Root cause"}, repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 

@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Literal
 
 import attrs
 
-from .._modelkit import ABSENT, Absent, short_repr
+from .._modelkit import ABSENT, Absent, no_shadowing, short_repr
 
 __all__ = [
     "AgentbeatsToml",
@@ -40,7 +40,7 @@ class AgentbeatsToml:
     run_configs: RunConfigsSection | Absent = attrs.field(default=ABSENT)
     results: ResultsSection | Absent = attrs.field(default=ABSENT)
     dependency: dict[str, Dependency] | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -52,7 +52,7 @@ class Dependency:
     """
 
     required: bool
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -69,7 +69,7 @@ class ExperimentResults:
 
     count: int
     main_metric: str = attrs.field(repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -81,7 +81,7 @@ class InstallSection:
     """
 
     command: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -98,7 +98,7 @@ class RepoInfo:
     version: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
     logo_file: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
     tags: list[str] | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -110,7 +110,7 @@ class ResultsSection:
     """
 
     folder: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -123,7 +123,7 @@ class RunConfigsSection:
 
     folder: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
     default_exp: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -135,7 +135,7 @@ class RunSection:
     """
 
     command: str = attrs.field(repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 

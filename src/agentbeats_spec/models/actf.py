@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Literal
 
 import attrs
 
-from .._modelkit import ABSENT, Absent, short_repr
+from .._modelkit import ABSENT, Absent, no_shadowing, short_repr
 
 __all__ = ["AssistantContent", "Step", "StepMetric", "Trajectory"]
 
@@ -24,7 +24,7 @@ class AssistantContent:
     content: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
     reasoning_content: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
     tool_calls: list[Any] | dict[str, Any] | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -44,7 +44,7 @@ class Step:
     metric: StepMetric | Absent | None = attrs.field(default=ABSENT)
     started_at: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
     finished_at: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -60,7 +60,7 @@ class StepMetric:
     llm_infer_ms: int | float | Absent | None = attrs.field(default=ABSENT)
     env_action_ms: int | float | Absent | None = attrs.field(default=ABSENT)
     stop_reason: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -78,7 +78,7 @@ class Trajectory:
     steps: list[Step] = attrs.field(repr=short_repr)
     started_at: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
     finished_at: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 

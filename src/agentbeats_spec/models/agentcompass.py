@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Literal
 
 import attrs
 
-from .._modelkit import ABSENT, Absent, short_repr
+from .._modelkit import ABSENT, Absent, no_shadowing, short_repr
 from .actf import Trajectory
 
 __all__ = [
@@ -72,7 +72,7 @@ class AnalysisEntry:
     details: Any = attrs.field(default=ABSENT, repr=short_repr)
     error: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
     extra: dict[str, Any] | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -121,9 +121,15 @@ class ArtifactEntry:
 
     source: str = attrs.field(repr=short_repr)
     destination: str = attrs.field(repr=short_repr)
+    exclude: list[str] | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    service: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
     status: Literal["pending", "collecting", "collected", "missing", "excluded", "failed", "cancelled", "not_collected"]
     kind: Literal["file", "directory"] | Absent = attrs.field(default=ABSENT)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    sha256: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    size_bytes: int | Absent = attrs.field(default=ABSENT)
+    file_count: int | Absent = attrs.field(default=ABSENT)
+    error_type: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -136,7 +142,7 @@ class Artifacts:
 
     declared_artifacts: DeclaredArtifacts | Absent = attrs.field(default=ABSENT)
     execution_diagnostics: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -197,13 +203,15 @@ class AttemptResult:
     analysis_result: dict[str, AnalysisEntry] | Absent = attrs.field(default=ABSENT, repr=short_repr)
     meta: Meta | Absent = attrs.field(default=ABSENT)
     retry_count: int | Absent = attrs.field(default=ABSENT)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
 @attrs.define(kw_only=True)
 class DeclaredArtifacts:
-    """Index of the files collected for this attempt.
+    """Index of the files collected for this attempt, as the artifact collector writes it. A transfer that failed
+    or was interrupted leaves complete false, the error_type of the exception and the failed_operation; a
+    complete manifest holds only collected, missing and excluded entries.
 
     Generated from ``agentcompass/attempt.v3.json#/$defs/declaredArtifacts``.
     """
@@ -212,7 +220,9 @@ class DeclaredArtifacts:
     directory: str = attrs.field(repr=short_repr)
     complete: bool
     entries: list[ArtifactEntry] = attrs.field(repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    error_type: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    failed_operation: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -421,7 +431,7 @@ class ResolvedPlans:
     """
 
     attempts: dict[str, dict[str, Any]] = attrs.field(repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -486,7 +496,7 @@ class RunInfo:
     finished_at: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
     error: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
     metric_artifacts: MetricArtifacts | Absent = attrs.field(default=ABSENT)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections import Counter
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any, TypeGuard
+
+import attrs
 
 from .._issues import Anchor, Finding
 from .._pointers import join
@@ -40,6 +43,27 @@ def unknown_members(
                 severity="warning",
                 anchor=Anchor.KEY,
             )
+
+
+# Findings about what the reference writer does on every step: one per document, with the count.
+ONCE_PER_DOCUMENT = frozenset({"rule.timestamp-offset", "rule.empty-object-list"})
+
+
+def once_per_document(findings: Iterable[Finding]) -> Iterator[Finding]:
+    """The findings, with those of ONCE_PER_DOCUMENT codes reduced to the first of each code, counted."""
+    kept: list[Finding] = []
+    counts: Counter[str] = Counter()
+    for finding in findings:
+        if finding.code in ONCE_PER_DOCUMENT:
+            counts[finding.code] += 1
+            if counts[finding.code] > 1:
+                continue
+        kept.append(finding)
+    for finding in kept:
+        count = counts[finding.code]
+        if count > 1:
+            finding = attrs.evolve(finding, message=f"{finding.message} ({count} places in this document; the first)")
+        yield finding
 
 
 def is_int(value: Any) -> TypeGuard[int]:

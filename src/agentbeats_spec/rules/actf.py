@@ -10,6 +10,7 @@ from typing import Any
 from .._issues import Finding
 from .._pointers import join
 from .._text import quote
+from ._common import once_per_document
 
 _TIMESTAMP = re.compile(
     r"^([0-9]{4})-([0-9]{2})-([0-9]{2})[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:[.,]([0-9]+))?"
@@ -56,7 +57,13 @@ def parse_timestamp(text: str) -> tuple[datetime.datetime | None, bool]:
     return moment.replace(tzinfo=zone), True
 
 
-def trajectory(data: Any, pointer: str = "") -> Iterator[Finding]:
+def trajectory(data: Any) -> Iterator[Finding]:
+    """The rules of a trajectory document."""
+    return once_per_document(trajectory_findings(data, ""))
+
+
+def trajectory_findings(data: Any, pointer: str) -> Iterator[Finding]:
+    """The rules of a trajectory anywhere in a document, each finding where it is."""
     if not isinstance(data, dict):
         return
     yield from _span(data, pointer, (), "the trajectory")
@@ -91,8 +98,8 @@ def _empty_object(pointer: str) -> Finding:
     return Finding(
         pointer,
         "rule.empty-object-list",
-        "{} stands for an empty list here; write [] (or null)",
-        severity="warning",
+        "{} stands for an empty list here, as AgentCompass writes it by design; [] or null says the same",
+        severity="info",
     )
 
 
@@ -114,9 +121,9 @@ def _span(holder: dict[str, Any], base: str, tokens: tuple[str | int, ...], what
             yield Finding(
                 join(base, *tokens, name),
                 "rule.timestamp-offset",
-                f"{quote(value)} has no UTC offset, so the moment it names depends on where it was written; "
-                "add Z or +00:00",
-                severity="warning",
+                f"{quote(value)} has no UTC offset (AgentCompass writes local times so), so the moment it names "
+                "depends on where it was written; Z or +00:00 would fix it",
+                severity="info",
             )
         moments[name] = moment
     started, finished = moments.get("started_at"), moments.get("finished_at")

@@ -10,7 +10,7 @@ from .._issues import Anchor, Finding
 from .._pointers import join
 from .._text import quote
 from . import actf
-from ._common import is_int, unknown_members
+from ._common import is_int, once_per_document, unknown_members
 
 KNOWN_STRATEGIES = ("avg", "pass")
 
@@ -58,11 +58,19 @@ def _plan(data: dict[str, Any], numbers: list[int]) -> Iterator[Finding]:
             f"k is {k}, but attempt {max(numbers)} exists; k is at least the largest attempt number",
         )
     strategy = plan.get("strategy")
-    if isinstance(strategy, str) and strategy.strip() and strategy not in KNOWN_STRATEGIES:
+    if isinstance(strategy, str) and strategy.strip() and strategy.strip().lower() not in KNOWN_STRATEGIES:
+        # The reader resolves the strategy in its registry, which holds avg and pass unless a plugin adds more.
         yield Finding(
             "/attempt_plan/strategy",
             "rule.unknown-strategy",
-            f"unknown strategy {quote(strategy)}; known strategies: {', '.join(KNOWN_STRATEGIES)}",
+            f"unknown strategy {quote(strategy)}; AgentCompass 1.0.1 reads only {' and '.join(KNOWN_STRATEGIES)} "
+            "(a strategy a plugin registers is read only where that plugin is loaded)",
+        )
+    elif isinstance(strategy, str) and strategy not in KNOWN_STRATEGIES and strategy == strategy.strip():
+        yield Finding(
+            "/attempt_plan/strategy",
+            "rule.unknown-strategy",
+            f"strategy {quote(strategy)} is read as {strategy.strip().lower()!r}, which the writer writes",
             severity="warning",
         )
 
@@ -73,7 +81,7 @@ def attempt(data: Any, pointer: str = "") -> Iterator[Finding]:
         return
     trajectory = data.get("trajectory")
     if isinstance(trajectory, dict) and trajectory:
-        yield from actf.trajectory(trajectory, join(pointer, "trajectory"))
+        yield from actf.trajectory_findings(trajectory, join(pointer, "trajectory"))
     artifacts = data.get("artifacts")
     if isinstance(artifacts, dict):
         yield from _declared_artifacts(
@@ -102,7 +110,7 @@ def _declared_artifacts(index: Any, pointer: str) -> Iterator[Finding]:
 
 
 def result(data: Any) -> Iterator[Finding]:
-    yield from attempt(data)
+    yield from once_per_document(attempt(data))
 
 
 def legacy_result(data: Any) -> Iterator[Finding]:
@@ -212,6 +220,10 @@ def retry(data: Any) -> Iterator[Finding]:
 
 
 def task_detail(data: Any) -> Iterator[Finding]:
+    return once_per_document(_task_detail(data))
+
+
+def _task_detail(data: Any) -> Iterator[Finding]:
     if not isinstance(data, dict):
         return
     attempts = data.get("attempts")
