@@ -1,0 +1,62 @@
+"""The optional native strict reader (the ``_native`` C extension) and positions from what it recorded.
+
+``read`` gives the data of a document only when the native pass is certain it is clean JSON with nothing to
+report; anything else (``None``) goes to the exact reader in ``_json``, which makes every report. A clean
+document keeps the table of its containers' offsets, so that a schema or rule finding on it is placed without
+reading the file again: only the containers on the way to a wanted path are looked at.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from ._pointers import Path
+
+try:
+    from . import _native
+except ImportError:  # built without a compiler: the pure-Python path
+    _native = None  # type: ignore[assignment]
+if os.environ.get("AGENTBEATS_SPEC_PURE"):
+    _native = None  # type: ignore[assignment]
+
+available = _native is not None
+_WHITESPACE = b" \t\n\r"
+
+
+def read(raw: bytes, max_depth: int) -> tuple[Any, bytes] | None:
+    """(data, container offsets) of a certainly clean document; None when the exact reader must see it."""
+    if _native is None:
+        return None
+    data, flag, table = _native.read(raw, max_depth)
+    if flag or table is None:
+        return None
+    return data, table
+
+
+def locate(raw: bytes, table: bytes, paths: Iterable[Path]) -> dict[Path, tuple[int | None, int]]:
+    """Byte offsets of the key (None for array items and the root) and value of each path, as ``_json.locate``."""
+    assert _native is not None
+    wanted = set(paths)
+    prefixes = {path[:i] for path in wanted for i in range(len(path) + 1)}
+    root = len(raw) - len(raw.lstrip(_WHITESPACE))
+    found: dict[Path, tuple[int | None, int]] = {(): (None, root)}
+    pending: list[tuple[Path, int]] = [((), root)]
+    while pending:
+        path, start = pending.pop()
+        if raw[start] not in b"{[":
+            continue
+        for index, (name, key, value) in enumerate(_native.members(raw, table, start)):
+            child = (*path, str(index) if name is None else name)
+            if child in prefixes:
+                found[child] = (None if key < 0 else key, value)
+                pending.append((child, value))
+    return found
+
+
+def line_columns(raw: bytes, offsets: Iterable[int]) -> dict[int, tuple[int, int]]:
+    """1-based (line, column in characters) of byte offsets, counted natively."""
+    assert _native is not None
+    ordered = sorted(set(offsets))
+    return dict(zip(ordered, _native.line_columns(raw, ordered), strict=True))
