@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: validate test clean
+.PHONY: validate test fuzz clean
 
 # The released AgentCompass writer and reader serve the interoperability tests. Only its results modules are
 # used, which need the few packages named here; it goes to a folder of its own so that the venv stays consistent.
@@ -36,6 +36,15 @@ test: $(STAMP) $(AJV)
 	$(BIN)/python tools/catalog.py --check
 	$(BIN)/python tools/codegen.py --check
 	$(BIN)/python -m pytest
+
+# The native reader under libFuzzer with AddressSanitizer and UBSan, differential against the exact reader
+# (fuzz/run.py). clang comes from the distribution when missing (CI runs as root on a fresh Debian machine).
+FUZZ_SECONDS ?= 45
+fuzz: $(STAMP)
+	@command -v clang >/dev/null || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libclang-rt-dev >/dev/null || \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang >/dev/null; }
+	nice -n 10 $(BIN)/python fuzz/run.py --seconds $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(VENV) dist build .pytest_cache .mypy_cache .ruff_cache .hypothesis
