@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: validate test fuzz clean
+.PHONY: validate test fuzz bench clean
 
 # The released AgentCompass writer and reader serve the interoperability tests. Only its results modules are
 # used, which need the few packages named here; it goes to a folder of its own so that the venv stays consistent.
@@ -45,6 +45,10 @@ fuzz: $(STAMP)
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libclang-rt-dev >/dev/null || \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang >/dev/null; }
 	nice -n 10 $(BIN)/python fuzz/run.py --seconds $(FUZZ_SECONDS)
+
+# All the benchmarks of docs/performance.md in one run (minutes; the trees are generated once in /tmp).
+bench: $(STAMP)
+	nice -n 10 $(BIN)/python benchmarks/suite.py
 
 clean:
 	rm -rf $(VENV) dist build .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -45,7 +45,12 @@ class Collector:
     kinds: Counter[str] = attrs.field(factory=Counter)
     progress: Callable[[int], None] | None = None
     pool: Any = None  # something with submit(), like concurrent.futures.Executor
-    pending: list[Future[_Part]] = attrs.field(factory=list)
+    pending: list[tuple[Future[list[_Part]], list[str | None]]] = attrs.field(factory=list)
+    cache: Any = None  # a _cache.VerdictCache: reports of unchanged units are taken from it
+    # Units wait here until the tree is known to be big enough for worker processes to gain (see defer).
+    waiting: list[tuple[Callable[..., None], tuple[Any, ...], str | None, int]] = attrs.field(factory=list)
+    waiting_bytes: int = 0
+    dispatched: bool = False
 
     def add(self, examined: Examined | None, label: str | None = None) -> Examined | None:
         """Count a file (None: a file that is no artifact) and keep its issues."""
@@ -63,15 +68,65 @@ class Collector:
         """An issue about a file or folder as a whole."""
         self.issues.append(Issue(str(path), None, "", None, None, severity, code, message))
 
-    def defer(self, unit: Callable[..., None], *arguments: Any) -> None:
-        """Run ``unit(collector, *arguments)`` here, or in a worker process when there is a pool.
+    def defer(self, unit: Callable[..., None], folder: Path, *arguments: Any) -> None:
+        """Run ``unit(collector, folder, *arguments)``, an independent unit of work that reads only ``folder``.
 
-        Units are independent (a task folder, say); their results are merged when the report is made.
+        With a cache, the report of an unchanged folder is taken from it. With a pool, units go to worker
+        processes in batches, but only once the units met hold more than ``WORKERS_GAIN_BYTES``: below that,
+        starting workers and moving reports between processes costs more than it gains. Results are merged when
+        the report is made.
         """
-        if self.pool is None:
+        arguments = (folder, *arguments)
+        if self.cache is None and self.pool is None:
             unit(self, *arguments)
             return
-        self.pending.append(self.pool.submit(_run_unit, unit, arguments, current(), secrets_allow()))
+        from ._cache import survey
+
+        seen = survey(folder)
+        key = self.cache.key(unit, arguments, seen) if self.cache is not None else None
+        if key is not None:
+            cached = self.cache.get(key)
+            if cached is not None:
+                self.merge(cached)
+                return
+        if self.pool is None:
+            self._run_here(unit, arguments, key)
+            return
+        size = seen.size if seen is not None else 0
+        self.waiting.append((unit, arguments, key, size))
+        self.waiting_bytes += size
+        if self.dispatched or self.waiting_bytes >= WORKERS_GAIN_BYTES:
+            self._dispatch(final=False)
+
+    def _run_here(self, unit: Callable[..., None], arguments: tuple[Any, ...], key: str | None) -> None:
+        if key is None:
+            unit(self, *arguments)
+            return
+        part = _run_unit(unit, arguments)
+        self.merge(part)
+        self.cache.put(key, part)
+
+    def _dispatch(self, *, final: bool) -> None:
+        """Send the waiting units to the pool in batches of about ``BATCH_BYTES``."""
+        self.dispatched = True
+        batch: list[tuple[Callable[..., None], tuple[Any, ...], str | None, int]] = []
+        size = 0
+        for item in self.waiting:
+            batch.append(item)
+            size += item[3]
+            if size >= BATCH_BYTES or len(batch) >= BATCH_UNITS:
+                self._submit(batch)
+                batch, size = [], 0
+        if final and batch:
+            self._submit(batch)
+            batch = []
+        self.waiting = batch
+        self.waiting_bytes = size
+
+    def _submit(self, batch: list[tuple[Callable[..., None], tuple[Any, ...], str | None, int]]) -> None:
+        units = [(unit, arguments) for unit, arguments, _, _ in batch]
+        future = self.pool.submit(_run_units, units, current(), secrets_allow())
+        self.pending.append((future, [key for _, _, key, _ in batch]))
 
     def merge(self, part: _Part) -> None:
         issues, checked, skipped, kinds = part
@@ -83,8 +138,17 @@ class Collector:
             self.progress(self.checked + self.skipped)
 
     def report(self) -> Report:
-        for future in self.pending:
-            self.merge(future.result())
+        if self.dispatched:
+            self._dispatch(final=True)
+        else:  # a tree too small for workers to gain
+            for unit, arguments, key, _ in self.waiting:
+                self._run_here(unit, arguments, key)
+            self.waiting.clear()
+        for future, keys in self.pending:
+            for part, key in zip(future.result(), keys, strict=True):
+                self.merge(part)
+                if key is not None:
+                    self.cache.put(key, part)
         self.pending.clear()
         return Report(
             tuple(sorted(self.issues, key=Issue.sort_key)),
@@ -95,14 +159,22 @@ class Collector:
 
 
 _Part = tuple[list[Issue], int, int, dict[str, int]]
+# Measured with benchmarks/run.py: on a tree smaller than this, --jobs 2 was slower than one process.
+WORKERS_GAIN_BYTES = 32 * 1024 * 1024
+BATCH_BYTES = 4 * 1024 * 1024
+BATCH_UNITS = 64
 
 
-def _run_unit(unit: Callable[..., None], arguments: tuple[Any, ...], limits: Limits, allow: Any) -> _Part:
-    """In a worker process: one unit, with the limits and secret scanning of the run that sent it."""
+def _run_unit(unit: Callable[..., None], arguments: tuple[Any, ...]) -> _Part:
     collector = Collector()
-    with using(limits), scanning(allow):
-        unit(collector, *arguments)
+    unit(collector, *arguments)
     return collector.issues, collector.checked, collector.skipped, dict(collector.kinds)
+
+
+def _run_units(units: list[tuple[Callable[..., None], tuple[Any, ...]]], limits: Limits, allow: Any) -> list[_Part]:
+    """In a worker process: a batch of units, with the limits and secret scanning of the run that sent them."""
+    with using(limits), scanning(allow):
+        return [_run_unit(unit, arguments) for unit, arguments in units]
 
 
 @attrs.frozen

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from . import _reporters
 from ._api import kinds, redact, schema
 from ._bundle import bundle
@@ -21,7 +23,7 @@ from ._core import Report, document_of, read_bounded
 from ._issues import SpecError
 from ._kinds import KINDS, syntax_for
 from ._kinds import get as get_kind
-from ._limits import GIB, Limits, scanning, using
+from ._limits import GIB, Limits, current, scanning, using
 from ._version import __version__
 from .layouts import check_paths, check_repository, scan_paths
 
@@ -48,8 +50,16 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("--secrets", action="store_true", help="also search every artifact for credentials")
     validate.add_argument(
         "--jobs", type=_positive, default=os.cpu_count() or 1, metavar="N",
-        help="worker processes for the task folders of a run (default: the number of cores)",
+        help="worker processes for the task folders of a run, used when the run is big enough to gain "
+        "(default: the number of cores)",
     )  # fmt: skip
+    cache = validate.add_mutually_exclusive_group()
+    cache.add_argument(
+        "--cache", type=Path, metavar="DIR",
+        help="where verdicts of unchanged task folders are kept between runs, never inside a checked folder "
+        "(default: the user's cache folder)",
+    )  # fmt: skip
+    cache.add_argument("--no-cache", action="store_true", help="check every task folder again and keep nothing")
     _report_options(validate)
     _limit_options(validate)
 
@@ -199,11 +209,35 @@ def _validate(arguments: argparse.Namespace) -> int:
         return EXIT_USAGE
     kind = get_kind(arguments.kind) if arguments.kind else None
     progress = _reporters.Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
-    with scanning(_allow_list(None) if arguments.secrets else None):
-        report = check_paths(arguments.paths, kind, progress=progress, jobs=arguments.jobs)
+    allow = _allow_list(None) if arguments.secrets else None
+    cache = _cache(arguments, allow)
+    if cache is False:
+        return EXIT_USAGE
+    with scanning(allow):
+        report = check_paths(arguments.paths, kind, progress=progress, jobs=arguments.jobs, cache=cache or None)
     if progress is not None:
         progress.close()
     return _report(report, arguments)
+
+
+def _cache(arguments: argparse.Namespace, allow: Any) -> Any:
+    """The verdict cache of a validate run: None without one, False when the one asked for cannot be used."""
+    if arguments.no_cache:
+        return None
+    from . import _cache as cache
+
+    folder = arguments.cache or cache.default_folder()
+    if cache.inside(folder, arguments.paths):
+        if arguments.cache is None:
+            return None  # the default folder is part of what is checked: run without a cache
+        print(f"agentbeats-spec: error: the cache folder {folder} is inside a checked folder", file=sys.stderr)
+        return False
+    options = {
+        "kind": arguments.kind,
+        "limits": attrs.astuple(current()),
+        "secrets": sorted(allow.fingerprints) if allow is not None else None,
+    }
+    return cache.VerdictCache(folder, json.dumps(options))
 
 
 def _scan(arguments: argparse.Namespace) -> int:

@@ -33,10 +33,14 @@ def check_paths(
     kind: _kinds.Kind | None = None,
     progress: Callable[[int], None] | None = None,
     jobs: int = 1,
+    cache: Any = None,
 ) -> Report:
-    """Check files and folders; with ``jobs`` > 1, task folders are checked in that many worker processes."""
+    """Check files and folders; with ``jobs`` > 1, task folders are checked in that many worker processes (once
+    the run is big enough to gain); with a ``cache`` (a ``_cache.VerdictCache``), unchanged task folders are not
+    checked again.
+    """
     with _Pool(jobs) as pool:
-        collector = Collector(progress=progress, pool=pool if jobs > 1 else None)
+        collector = Collector(progress=progress, pool=pool if jobs > 1 else None, cache=cache)
         for path in paths:
             if is_folder(path):
                 check_folder(path, kind, collector, path)
