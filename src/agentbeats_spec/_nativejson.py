@@ -60,3 +60,10 @@ def line_columns(raw: bytes, offsets: Iterable[int]) -> dict[int, tuple[int, int
     assert _native is not None
     ordered = sorted(set(offsets))
     return dict(zip(ordered, _native.line_columns(raw, ordered), strict=True))
+
+
+def steps_to_judge(steps: list[Any]) -> list[int] | None:
+    """Indices of the ACTF steps the per-step rules must judge (the others have no finding); None: judge all."""
+    if _native is None or not available:
+        return None
+    return _native.steps_to_judge(steps)
