@@ -9,6 +9,7 @@ reading the file again: only the containers on the way to a wanted path are look
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -22,7 +23,8 @@ if os.environ.get("AGENTBEATS_SPEC_PURE"):
     _native = None  # type: ignore[assignment]
 
 available = _native is not None
-_WHITESPACE = b" \t\n\r"
+_LEADING_WHITESPACE = re.compile(rb"[ \t\n\r]*")
+_OBJECT, _ARRAY = ord("{"), ord("[")
 
 
 def read(raw: bytes, max_depth: int) -> tuple[Any, bytes] | None:
@@ -38,20 +40,25 @@ def read(raw: bytes, max_depth: int) -> tuple[Any, bytes] | None:
 def locate(raw: bytes, table: bytes, paths: Iterable[Path]) -> dict[Path, tuple[int | None, int]]:
     """Byte offsets of the key (None for array items and the root) and value of each path, as ``_json.locate``."""
     assert _native is not None
-    wanted = set(paths)
-    prefixes = {path[:i] for path in wanted for i in range(len(path) + 1)}
-    root = len(raw) - len(raw.lstrip(_WHITESPACE))
+    prefixes = sorted({path[:i] for path in paths for i in range(len(path) + 1)}, key=len)
+    root = _LEADING_WHITESPACE.match(raw).end()  # type: ignore[union-attr]  # it matches the empty string
     found: dict[Path, tuple[int | None, int]] = {(): (None, root)}
-    pending: list[tuple[Path, int]] = [((), root)]
-    while pending:
-        path, start = pending.pop()
-        if raw[start] not in b"{[":
+    for path in prefixes[1:]:  # parents before children
+        parent = found.get(path[:-1])
+        if parent is None:
             continue
-        for index, (name, key, value) in enumerate(_native.members(raw, table, start)):
-            child = (*path, str(index) if name is None else name)
-            if child in prefixes:
-                found[child] = (None if key < 0 else key, value)
-                pending.append((child, value))
+        start = parent[1]
+        opening = raw[start]
+        token = path[-1]
+        if opening == _OBJECT:
+            place = _native.find(raw, table, start, token)
+        elif opening == _ARRAY and token.isascii() and token.isdigit() and str(int(token)) == token:
+            place = _native.find(raw, table, start, int(token))
+        else:
+            continue
+        if place is not None:
+            key, value = place
+            found[path] = (None if key < 0 else key, value)
     return found
 
 
