@@ -66,31 +66,43 @@ class Survey:
 
 def survey(folder: Path) -> Survey | None:
     """Every entry below ``folder`` (links not followed), in a stable order. None when the folder cannot be read."""
-    digest = hashlib.sha256()
+    lines: list[str] = []
     size = 0
     newest = 0
     try:
-        for relative, info in _walk(folder, ""):
-            digest.update(
+        for relative, info in _walk(str(folder)):
+            lines.append(
                 f"{relative}\0{info.st_mode}\0{info.st_size}\0{info.st_ino}\0{info.st_dev}\0"
-                f"{info.st_mtime_ns}\0{info.st_ctime_ns}\n".encode("utf-8", "surrogateescape")
+                f"{info.st_mtime_ns}\0{info.st_ctime_ns}\n"
             )
             size += info.st_size
             newest = max(newest, info.st_mtime_ns, info.st_ctime_ns)
     except OSError:
         return None
-    return Survey(digest.digest(), size, newest >= time.time_ns() - RACY_NANOSECONDS)
+    signature = hashlib.sha256("".join(lines).encode("utf-8", "surrogateescape")).digest()
+    return Survey(signature, size, newest >= time.time_ns() - RACY_NANOSECONDS)
 
 
-def _walk(folder: Path, relative: str) -> Iterator[tuple[str, os.stat_result]]:
-    info = os.lstat(folder)
-    yield relative, info
-    if not stat.S_ISDIR(info.st_mode):
-        return
-    with os.scandir(folder) as listing:
-        names = sorted(entry.name for entry in listing)
-    for name in names:
-        yield from _walk(folder / name, f"{relative}/{name}")
+def _walk(top: str) -> Iterator[tuple[str, os.stat_result]]:
+    """(relative name, lstat) of ``top`` and everything below it, sorted by name; strings only, for speed."""
+    yield "", os.lstat(top)
+    pending = [(top, "")]
+    while pending:
+        folder, relative = pending.pop()
+        with os.scandir(folder) as listing:
+            found = sorted(listing, key=_name)
+        below = []
+        for entry in found:
+            name = f"{relative}/{entry.name}"
+            info = entry.stat(follow_symlinks=False)
+            yield name, info
+            if stat.S_ISDIR(info.st_mode):
+                below.append((entry.path, name))
+        pending.extend(reversed(below))
+
+
+def _name(entry: os.DirEntry[str]) -> str:
+    return entry.name
 
 
 def _code_identity() -> str:
@@ -99,7 +111,7 @@ def _code_identity() -> str:
 
     digest = hashlib.sha256(__version__.encode())
     for top in (Path(__file__).resolve().parent, Path(str(schema_directory()))):
-        for relative, info in _walk(top, ""):
+        for relative, info in _walk(str(top)):
             if "__pycache__" not in relative:
                 digest.update(f"{relative}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ctime_ns}\n".encode())
     return digest.hexdigest()
@@ -123,12 +135,13 @@ class VerdictCache:
         digest.update(seen.signature)
         return digest.hexdigest()
 
-    def _path(self, key: str) -> Path:
-        return self.folder / key[:2] / f"{key[2:]}.json"
+    def _path(self, key: str) -> str:
+        return os.path.join(self.folder, key[:2], f"{key[2:]}.json")
 
     def get(self, key: str) -> Part | None:
         try:
-            stored = json.loads(self._path(key).read_bytes())
+            with open(self._path(key), "rb") as stream:
+                stored = json.loads(stream.read())
             part: Part = (
                 [Issue(*fields) for fields in stored["issues"]],
                 int(stored["checked"]),
@@ -151,8 +164,8 @@ class VerdictCache:
         }
         target = self._path(key)
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp.")
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            descriptor, temporary = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".tmp.")
             try:
                 with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
                     json.dump(stored, stream, ensure_ascii=False)
