@@ -31,7 +31,7 @@ $(AJV): tests/node/package.json tests/node/package-lock.json
 	npm ci --prefix tests/node --silent --no-audit --no-fund
 
 test: $(STAMP) $(AJV)
-	$(BIN)/ruff check src tests tools benchmarks setup.py
+	$(BIN)/ruff check src tests tools benchmarks fuzz setup.py
 	$(BIN)/mypy src
 	$(BIN)/python tools/catalog.py --check
 	$(BIN)/python tools/codegen.py --check

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from agentbeats_spec import _json, _native, _nativejson
+from agentbeats_spec.rules import actf
 
 MAX_DEPTH = 64  # low enough for the fuzzer to reach, so that the limit's edge is exercised
 
@@ -43,6 +44,25 @@ def check(raw: bytes) -> None:
     lines = _nativejson.line_columns(raw, offsets)
     by_text = _json.Lines(text).positions(characters.get(offset, offset) for offset in offsets)
     assert [lines[offset] for offset in offsets] == [by_text[characters.get(offset, offset)] for offset in offsets]
+    for trajectory in _trajectories(data):  # the ACTF step pre-filter leaves the rules' findings unchanged
+        filtered = list(actf.trajectory(trajectory))
+        _nativejson.available = False
+        try:
+            assert list(actf.trajectory(trajectory)) == filtered, raw
+        finally:
+            _nativejson.available = True
+
+
+def _trajectories(value: Any) -> Any:
+    """Every object with a list of steps, wherever it is."""
+    if isinstance(value, dict):
+        if isinstance(value.get("steps"), list):
+            yield value
+        for item in value.values():
+            yield from _trajectories(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _trajectories(item)
 
 
 def _paths(value: Any, path: tuple[str, ...] = ()) -> Any:
