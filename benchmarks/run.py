@@ -140,6 +140,7 @@ def main() -> int:
     parser.add_argument("--huge", type=Path, help="one large trajectory file (generate --huge-trajectory-mb 200)")
     parser.add_argument("--skip-check-jsonschema", action="store_true")
     parser.add_argument("--skip-reference", action="store_true", help="skip python-jsonschema (slow on big trees)")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the measures against the floor")
     arguments = parser.parse_args()
     work = Path(os.environ.get("TMPDIR", "/tmp")) / "agentbeats-bench"
     work.mkdir(exist_ok=True)
@@ -163,17 +164,30 @@ def main() -> int:
           f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cores\n", flush=True)  # fmt: skip
     validate = [*CLI, "validate", "--format", "json"]
     tree = str(arguments.tree)
-    row("orjson parse, 1 process (floor)", *measure_isolated([PYTHON, "-c", FLOOR, str(listing), "1"]))
-    row("orjson parse, 2 processes", *measure_isolated([PYTHON, "-c", FLOOR, str(listing), "2"]))
-    row("native --jobs 1", *measure_isolated([*validate, "--no-cache", "--jobs", "1", tree]))
-    row("native --jobs 2", *measure_isolated([*validate, "--no-cache", "--jobs", "2", tree]))
-    row("pure --jobs 1", *measure_isolated([*validate, "--no-cache", "--jobs", "1", tree], pure=True))
-    row("pure --jobs 2", *measure_isolated([*validate, "--no-cache", "--jobs", "2", tree], pure=True))
     cache = work / "cache"
     if cache.exists():
         shutil.rmtree(cache)
     row("native, cold cache (filling it)", *measure_isolated([*validate, "--cache", str(cache), "--jobs", "1", tree]))
-    row("native, warm cache", *measure_isolated([*validate, "--cache", str(cache), "--jobs", "1", tree]))
+    # The measures compared with the floor run in interleaved rounds, each keeping its best time: a load that comes
+    # and goes (other processes on the machine) then skews them alike.
+    fast = [
+        ("orjson parse, 1 process (floor)", [PYTHON, "-c", FLOOR, str(listing), "1"], False),
+        ("orjson parse, 2 processes", [PYTHON, "-c", FLOOR, str(listing), "2"], False),
+        ("native --jobs 1", [*validate, "--no-cache", "--jobs", "1", tree], False),
+        ("native --jobs 2", [*validate, "--no-cache", "--jobs", "2", tree], False),
+        ("native, warm cache", [*validate, "--cache", str(cache), "--jobs", "1", tree], False),
+    ]
+    best: dict[str, tuple[float, int]] = {}
+    for _ in range(arguments.rounds):
+        for name, command, pure in fast:
+            elapsed, peak = measure_isolated(command, pure=pure)
+            previous = best.get(name, (float("inf"), 0))
+            best[name] = (min(previous[0], elapsed), max(previous[1], peak))
+    for name, _, _ in fast:
+        row(f"{name} (best of {arguments.rounds})", *best[name])
+        rows.append((name, *best[name]))
+    row("pure --jobs 1", *measure_isolated([*validate, "--no-cache", "--jobs", "1", tree], pure=True))
+    row("pure --jobs 2", *measure_isolated([*validate, "--no-cache", "--jobs", "2", tree], pure=True))
     row("pure, warm cache", *measure_isolated([*validate, "--cache", str(cache), "--jobs", "1", tree], pure=True))
     if not arguments.skip_reference:
         row("python-jsonschema (reference)", *measure_isolated([PYTHON, "-c", REFERENCE, str(listing)]))

@@ -338,3 +338,19 @@ def test_the_native_step_filter_passes_over_quiet_steps() -> None:
     steps = [quiet, {**quiet, "step_id": 2}, {**quiet, "step_id": 2}, {**quiet, "step_id": 3, "tools": {}}, mixed,
              backwards]  # fmt: skip
     assert _native.steps_to_judge(steps) == [2, 3, 5]
+
+
+@pytest.mark.parametrize("special", ['"', "\\\\", "\\n", "\n", "\x1f", "\x7f", "é", "\U0001f600", "\\u00e9", "\udcff"])
+def test_strings_are_read_alike_whatever_falls_on_a_word_boundary(special: str) -> None:
+    """Strings are scanned eight bytes at a time: put each special character at every offset of long strings."""
+    for length in range(0, 34):
+        for at in range(length + 1):
+            body = "a" * at + special + "b" * (length - at)
+            raw = b'["' + body.encode("utf-8", "surrogateescape") + b'"]'
+            data, found, _ = _native.read(raw, 512)
+            try:
+                expected = json.loads(raw)
+            except ValueError:
+                assert found != 0, raw
+                continue
+            assert (found, data) == (0, expected), raw

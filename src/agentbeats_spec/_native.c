@@ -55,6 +55,9 @@ typedef struct {
 #define KEY_CACHE_MAX_LEN 48
 static PyObject *key_cache[KEY_CACHE_SIZE];
 
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
 static inline int is_ws(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 static inline void skip_ws(Reader *r) {
@@ -149,7 +152,19 @@ static PyObject *read_string(Reader *r, int is_key) {
     const unsigned char *p = begin;
     const unsigned char *end = r->end;
     int ascii = 1;
-    while (p < end) {
+    for (;;) {
+        /* Eight bytes at a time while none is a quote, a backslash, a control character (or, for the ASCII test,
+         * a byte >= 0x80): the long strings of trajectories are most of a file. */
+        while (end - p >= 8) {
+            uint64_t v;
+            memcpy(&v, p, 8);
+            uint64_t quote = v ^ (ONES * '"'), backslash = v ^ (ONES * '\\');
+            uint64_t stop = ((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash) | ((v - ONES * 0x20) & ~v);
+            if (ascii) stop |= v;
+            if (stop & HIGHS) break;
+            p += 8;
+        }
+        if (p >= end) break;
         unsigned char c = *p;
         if (c == '"' || c == '\\') break;
         if (c < 0x20) {
