@@ -27,7 +27,7 @@ KIND_NAMES = [
 def test_the_public_names_are_exactly_these() -> None:
     functions = ["validate", "schema", "kinds", "load", "loads", "dump", "dumps", "to_dict", "from_dict", "read_task",
                  "write_task", "scan", "redact"]  # fmt: skip
-    types = ["Issue", "Kind", "Limits", "SpecError", "InvalidDocument", "UnknownKind", "__version__"]
+    types = ["Issue", "Kind", "Limits", "SpecError", "InvalidDocument", "UnknownKind", "WriteError", "__version__"]
     assert sorted(agentbeats_spec.__all__) == sorted(functions + types)
 
 

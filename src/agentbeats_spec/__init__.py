@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._api import dump, dumps, from_dict, kinds, load, loads, redact, scan, schema, to_dict, validate
-from ._issues import InvalidDocument, Issue, SpecError, UnknownKind
+from ._issues import InvalidDocument, Issue, SpecError, UnknownKind, WriteError
 from ._kinds import Kind
 from ._limits import Limits
 from ._version import __version__
@@ -39,6 +39,7 @@ __all__ = [
     "Limits",
     "SpecError",
     "UnknownKind",
+    "WriteError",
     "__version__",
     "dump",
     "dumps",

@@ -18,14 +18,21 @@ PathLike = str | os.PathLike[str]
 
 
 def validate(
-    source: Any, kind: str | None = None, *, limits: Limits | None = None, secrets: bool = False
+    source: Any,
+    kind: str | None = None,
+    *,
+    limits: Limits | None = None,
+    secrets: bool = False,
+    follow_symlinks: bool = False,
 ) -> list[Issue]:
     """Every issue of ``source``, sorted by file and position; an empty list means valid.
 
     ``source`` is a path (``pathlib.Path`` or any ``os.PathLike``: a file, or a folder whose artifacts are all
     checked), the text or bytes of one document, or an already parsed mapping. ``kind`` names the artifact kind
     (see :func:`kinds`) when its name or content cannot tell. Warnings are issues too: see ``issue.severity``.
-    ``limits`` bounds what one file may cost; ``secrets`` also searches every document for credentials.
+    ``limits`` bounds what one file may cost; ``secrets`` also searches every document for credentials. A path
+    that is a symbolic link is reported (``security.symlink``) and not followed unless ``follow_symlinks``; links
+    inside a folder are never followed. Nothing a file holds makes this raise: it becomes issues on that file.
     """
     kind_ = _kinds.get(kind) if kind is not None else None
     from ._secrets import AllowList
@@ -34,7 +41,7 @@ def validate(
         if isinstance(source, os.PathLike):
             from .layouts import check_paths
 
-            return list(check_paths([Path(source)], kind_).issues)
+            return list(check_paths([Path(source)], kind_, follow_symlinks=follow_symlinks).issues)
         return _hint_paths(source, list(_core.examine_source(source, kind_).issues))
 
 
@@ -48,7 +55,13 @@ def _hint_paths(source: Any, issues: list[Issue]) -> list[Issue]:
     return [attrs.evolve(issues[0], message=issues[0].message + hint), *issues[1:]]
 
 
-def scan(source: Any, *, allow_list: str | os.PathLike[str] | None = None, limits: Limits | None = None) -> list[Issue]:
+def scan(
+    source: Any,
+    *,
+    allow_list: str | os.PathLike[str] | None = None,
+    limits: Limits | None = None,
+    follow_symlinks: bool = False,
+) -> list[Issue]:
     """Every credential found in ``source`` (a path: every file below it; or text, bytes, a mapping).
 
     Each finding is a ``security.secret`` issue whose message masks the secret and gives its fingerprint; the
@@ -61,7 +74,7 @@ def scan(source: Any, *, allow_list: str | os.PathLike[str] | None = None, limit
         if isinstance(source, os.PathLike):
             from .layouts import scan_paths
 
-            return list(scan_paths([Path(source)]).issues)
+            return list(scan_paths([Path(source)], follow_symlinks=follow_symlinks).issues)
         document = _core.document_of(source, None)
         findings = list(document.findings)
         if document.readable:
@@ -145,12 +158,19 @@ def dump(model: Any, path: PathLike) -> None:
     """Validate a model and write its document to ``path`` atomically.
 
     Nothing is written when the model has an error (:class:`InvalidDocument` is raised); a write that fails
-    half-way leaves the previous file intact and no temporary file behind.
+    half-way leaves the previous file intact and no temporary file behind (:class:`WriteError`). A TOML file
+    that exists is rewritten in its own style: comments, order and layout of what did not change are kept.
     """
     from . import _write
 
     kind, data = checked(model)
-    _write.write_atomic(Path(path), _write.serialize(data, kind.syntax))
+    target = Path(path)
+    content = None
+    if kind.syntax == "toml":  # a hand-written file keeps its comments, order and layout
+        from ._tomlstyle import in_style_of
+
+        content = in_style_of(target, data)
+    _write.write_atomic(target, content if content is not None else _write.serialize(data, kind.syntax))
 
 
 def _model_of(examined: _core.Examined) -> Any:

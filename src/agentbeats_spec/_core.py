@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -57,9 +59,11 @@ class Collector:
         if examined is None:
             self.skipped += 1
         else:
+            with failing_on(examined.file or "<document>"):
+                issues = examined.issues
             self.checked += 1
             self.kinds[label or (examined.kind.name if examined.kind else "unknown")] += 1
-            self.issues.extend(examined.issues)
+            self.issues.extend(issues)
         if self.progress is not None:
             self.progress(self.checked + self.skipped)
         return examined
@@ -78,7 +82,8 @@ class Collector:
         """
         arguments = (folder, *arguments)
         if self.cache is None and self.pool is None:
-            unit(self, *arguments)
+            with failing_on(str(folder)):
+                unit(self, *arguments)
             return
         from ._cache import survey
 
@@ -100,7 +105,8 @@ class Collector:
 
     def _run_here(self, unit: Callable[..., None], arguments: tuple[Any, ...], key: str | None) -> None:
         if key is None:
-            unit(self, *arguments)
+            with failing_on(str(arguments[0])):
+                unit(self, *arguments)
             return
         part = _run_unit(unit, arguments)
         self.merge(part)
@@ -165,9 +171,37 @@ BATCH_BYTES = 4 * 1024 * 1024
 BATCH_UNITS = 64
 
 
+class CheckFailed(Exception):
+    """A bug met while checking one file or folder: what the command line reports as an internal error.
+
+    Whatever a file holds becomes issues on that file; only a fault of this package's own gets here, and it says
+    which file was being checked so that the bug can be reported with it.
+    """
+
+    def __init__(self, file: str, detail: str) -> None:
+        super().__init__(file, detail)  # the arguments make it picklable, back from a worker process
+        self.file = file
+        self.detail = detail
+
+    def __str__(self) -> str:
+        return f"while checking {self.file}: {self.detail}"
+
+
+@contextlib.contextmanager
+def failing_on(file: str) -> Iterator[None]:
+    """Name the file being checked in any unexpected exception (one from an inner file is kept as it is)."""
+    try:
+        yield
+    except (CheckFailed, KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as error:
+        raise CheckFailed(file, f"{type(error).__name__}: {error}") from error
+
+
 def _run_unit(unit: Callable[..., None], arguments: tuple[Any, ...]) -> _Part:
     collector = Collector()
-    unit(collector, *arguments)
+    with failing_on(str(arguments[0])):
+        unit(collector, *arguments)
     return collector.issues, collector.checked, collector.skipped, dict(collector.kinds)
 
 
@@ -241,15 +275,22 @@ def _check_data(data: Any, kind: _kinds.Kind | None) -> Iterator[Finding]:
     try:
         found = [*_schemas.check(schema_id, data), *kind.rules(data)]
     except RecursionError:
-        found = [Finding("", "json.too-deep", "the document is nested too deeply to be checked")]
+        found = [_too_deep(kind.syntax)]
     yield from found
+
+
+def _too_deep(syntax: str) -> Finding:
+    return Finding("", f"{syntax}.too-deep", "the document is nested too deeply to be checked")
 
 
 def issues_of(document: Document, findings: list[Finding], file: str | None, kind: _kinds.Kind | None) -> list[Issue]:
     if not findings:
         return []
     unplaced = [(f.pointer, f.anchor) for f in findings if f.line is None]
-    positions = document.positions(unplaced) if unplaced else {}
+    try:
+        positions = document.positions(unplaced) if unplaced else {}
+    except RecursionError:  # nesting past what the locator follows (a raised --max-depth): issues stay unplaced
+        positions = {}
     issues = []
     for finding in findings:
         line, column = finding.line, finding.column
@@ -286,6 +327,15 @@ def scan_file(path: Path) -> Examined | None:
 
     None for a file that is neither (binary).
     """
+    with failing_on(str(path)):
+        try:
+            return _scan_file(path)
+        except RecursionError:
+            problem = _too_deep("toml" if path.suffix == ".toml" else "json")
+            return Examined(Document(None, None, "json", (problem,), readable=False), None, (problem,), str(path))
+
+
+def _scan_file(path: Path) -> Examined | None:
     from . import _secrets
 
     allow = _secrets.active() or _secrets.AllowList()
@@ -326,7 +376,21 @@ def document_of(source: Any, kind: _kinds.Kind | None) -> Document:
 
 
 def examine_file(path: Path, kind: _kinds.Kind | None, *, explicit: bool) -> Examined | None:
-    """One file through the whole path; None for a file met in a folder that is no artifact of a known kind."""
+    """One file through the whole path; None for a file met in a folder that is no artifact of a known kind.
+
+    Whatever the file holds ends as issues on it; a fault of this package raises :class:`CheckFailed` naming it.
+    """
+    with failing_on(str(path)):
+        try:
+            return _examine_file(path, kind, explicit=explicit)
+        except RecursionError:  # anywhere on the path: the file is too deep for this interpreter's stack
+            kind = kind or _kinds.from_path(path)
+            syntax = kind.syntax if kind else _kinds.syntax_for(path)
+            problem = _too_deep(syntax)
+            return Examined(Document(None, None, syntax, (problem,), readable=False), kind, (problem,), str(path))
+
+
+def _examine_file(path: Path, kind: _kinds.Kind | None, *, explicit: bool) -> Examined | None:
     display = str(path)
     if kind is None:
         kind = _kinds.from_path(path)
@@ -341,10 +405,24 @@ def examine_file(path: Path, kind: _kinds.Kind | None, *, explicit: bool) -> Exa
     if problem is not None:
         return examine(Document(None, None, syntax, (problem,), readable=False), kind, display)
     document = _documents.read(raw, syntax)
-    # Inside a folder, a JSON file is an artifact only when its content says which.
-    if not explicit and kind is None and (not document.readable or _kinds.from_content(document.data) is None):
-        return None
+    # Inside a folder, a JSON file is an artifact only when its content says which; one that cannot be read
+    # (broken, too deep, not UTF-8) is still one when the schema_version it declares says so.
+    if not explicit and kind is None:
+        kind = _kinds.from_content(document.data) if document.readable else _declared_kind(raw)
+        if kind is None:
+            return None
     return examine(document, kind, display)
+
+
+# The schema_version member as written: enough to tell an artifact whose document cannot be read.
+_DECLARED_VERSION = re.compile(rb'"schema_version"\s*:\s*"([^"\\]{1,200})"')
+
+
+def _declared_kind(raw: bytes) -> _kinds.Kind | None:
+    match = _DECLARED_VERSION.search(raw)
+    if match is None:
+        return None
+    return _kinds.from_content({"schema_version": match.group(1).decode("utf-8", "replace")})
 
 
 def read_bounded(path: Path) -> tuple[bytes, Finding | None]:

@@ -110,7 +110,7 @@ def parse_text(text: str, syntax: Syntax, *, prior: Iterable[Finding] = ()) -> D
     else:
         from . import _toml
 
-        data, findings = _toml.parse(text)
+        data, findings = _toml.parse(text, max_depth)
     findings = [*prior, *findings]
     fatal = any(finding.severity == "error" and finding.code not in _RECOVERABLE for finding in findings) or (
         data is None and syntax == "toml"

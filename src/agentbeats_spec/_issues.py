@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import errno
+import os
 from collections.abc import Sequence
 from typing import Literal
 
@@ -72,11 +74,13 @@ class Issue:
         }
 
     def __str__(self) -> str:
+        from ._text import printable  # a file name that is not UTF-8, a lone surrogate: escaped, printable
+
         where = self.file or "<document>"
         if self.line is not None:
             where = f"{where}:{self.line}:{self.column}"
         at = f" (at {self.pointer})" if self.pointer else ""
-        return f"{where}: {self.severity} {self.code} {self.message}{at}"
+        return printable(f"{where}: {self.severity} {self.code} {self.message}{at}", controls=True)
 
 
 class SpecError(Exception):
@@ -104,3 +108,24 @@ class InvalidDocument(SpecError, ValueError):
         shown = "\n".join(f"  {issue}" for issue in errors[:10])
         more = f"\n  ... and {len(errors) - 10} more" if len(errors) > 10 else ""
         super().__init__(f"{len(errors)} error(s):\n{shown}{more}")
+
+
+class WriteError(SpecError, OSError):
+    """A file could not be written: ``cannot write TARGET: reason``.
+
+    Also an :class:`OSError` with the ``errno`` and ``filename`` (the target) of the failure; the previous file,
+    if there was one, is as it was, and no temporary file is left.
+    """
+
+    @classmethod
+    def of(cls, target: os.PathLike[str] | str, error: OSError) -> WriteError:
+        reason = error.strerror or str(error)
+        folder = os.path.dirname(os.fspath(target)) or "."
+        if error.errno == errno.ENOENT and not os.path.isdir(folder):
+            reason = f"the folder {folder} does not exist"
+        written = cls(error.errno, f"cannot write {os.fspath(target)}: {reason}")
+        written.filename = os.fspath(target)
+        return written
+
+    def __str__(self) -> str:
+        return str(self.strerror)

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ._issues import Finding
+from ._issues import Anchor, Finding
 from ._pointers import Path, to_pointer
 from ._text import shorten
 
@@ -47,6 +47,12 @@ _DIGIT_RUNS = bytes(
 _LONG_INTEGER = b" " + b"0" * 16
 _CHUNK = 8 * 1024 * 1024
 MAX_EXACT_INTEGER = 2**53
+# Python converts no longer integer literal (its default int_max_str_digits; conversion time grows with the
+# square of the length): json.loads refuses such a document, so it is an error, and it is never converted here.
+MAX_INTEGER_DIGITS = 4300
+# A lone surrogate can only come from a \uD800-\uDFFF escape (the text is valid UTF-8).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _BOM = "\ufeff"
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -220,6 +226,10 @@ def parse(text: str, *, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Finding]]
         ]
     if text.count("[") + text.count("{") > max_depth and _depth_exceeds(data, max_depth):
         return data, list(_strict_scan(text, max_depth))
+    if _SURROGATE_ESCAPE.search(text) is not None:
+        lone = list(_lone_surrogates(data))
+        if lone:
+            return data, lone
     if noted.anything():
         placed = _place(text, noted)
         return data, placed if placed is not None else list(_strict_scan(text, max_depth))
@@ -252,6 +262,9 @@ class _Noted:
         return float(name.replace("Infinity", "inf"))
 
     def integer(self, token: str) -> int:
+        if _digits(token) > MAX_INTEGER_DIGITS:
+            self.numbers.add(token)
+            return 0  # never converted: the document is refused (see _number_finding)
         value = int(token)
         if abs(value) > MAX_EXACT_INTEGER:
             self.numbers.add(token)
@@ -262,6 +275,42 @@ class _Noted:
         if value in (float("inf"), float("-inf")):
             self.numbers.add(token)
         return value
+
+
+def _digits(token: str) -> int:
+    return len(token) - token.startswith("-")
+
+
+def _lone_surrogates(data: Any) -> Iterator[Finding]:
+    """A string holding half of a surrogate pair has no UTF-8 form: no writer can save it, nothing can print it.
+
+    Each is reported where it is (its member name or its value); the positions are found later, by pointer.
+    """
+    stack: list[tuple[Any, Path]] = [(data, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str):
+            found = _SURROGATE.search(value)
+            if found is not None:
+                yield _surrogate_finding(path, found.group(), "string")
+        elif isinstance(value, dict):
+            for name, item in value.items():
+                found = _SURROGATE.search(name)
+                if found is not None:
+                    yield _surrogate_finding((*path, name), found.group(), "member name", Anchor.KEY)
+                stack.append((item, (*path, name)))
+        elif isinstance(value, list):
+            stack.extend((item, (*path, str(index))) for index, item in enumerate(value))
+
+
+def _surrogate_finding(path: Path, char: str, where: str, anchor: Anchor = Anchor.VALUE) -> Finding:
+    return Finding(
+        to_pointer(path),
+        "json.encoding",
+        f"a {where} holds the lone surrogate \\u{ord(char):04x} (half of a UTF-16 pair), which has no UTF-8 "
+        "form: no reader can store it as text; escape a whole pair or remove it",
+        anchor=anchor,
+    )
 
 
 def _place(text: str, noted: _Noted) -> list[Finding] | None:
@@ -314,8 +363,21 @@ def _number_finding(token: str, pointer: str, line: int, column: int) -> list[Fi
     if "." in token or "e" in token or "E" in token:
         message = f"the number {shorten(token, 30)} overflows to infinity; write a finite number"
         return [Finding(pointer, "json.non-finite", message, line=line, column=column)]
+    if _digits(token) > MAX_INTEGER_DIGITS:
+        return [_huge_integer(token, pointer, line, column)]
     message = f"the integer {shorten(token, 30)} is beyond 2**53; many JSON readers cannot hold it exactly"
     return [Finding(pointer, "json.large-integer", message, severity="warning", line=line, column=column)]
+
+
+def _huge_integer(token: str, pointer: str, line: int, column: int, family: str = "json") -> Finding:
+    return Finding(
+        pointer,
+        f"{family}.large-integer",
+        f"an integer of {_digits(token)} digits ({shorten(token, 30)}): Python's {family} reader refuses integers of "
+        f"more than {MAX_INTEGER_DIGITS} digits, so no value of this file can be read; not converted",
+        line=line,
+        column=column,
+    )
 
 
 def path_at(text: str, target: int) -> tuple[Path, str] | None:
@@ -495,6 +557,10 @@ def _check_number(token: str, offset: int, path: Path, lines: Lines) -> Iterator
                 line=line,
                 column=column,
             )
+        return
+    if _digits(token) > MAX_INTEGER_DIGITS:
+        line, column = lines.position(offset)
+        yield _huge_integer(token, to_pointer(path), line, column)
         return
     if abs(int(token)) > MAX_EXACT_INTEGER:
         line, column = lines.position(offset)

@@ -15,6 +15,7 @@ from urllib.parse import quote as quote_uri
 from ._codes import describe
 from ._core import Report
 from ._issues import Issue
+from ._text import printable
 from ._version import __version__
 
 CONTEXT_WIDTH = 100
@@ -22,10 +23,10 @@ CONTEXT_WIDTH = 100
 
 def text(report: Report, out: TextIO, *, context: bool = True, strict: bool = False) -> None:
     for issue in report.issues:
-        where = issue.file or "<document>"
+        where = printable(issue.file, controls=True) if issue.file else "<document>"
         if issue.line is not None:
             where = f"{where}:{issue.line}:{issue.column}"
-        out.write(f"{where}: {issue.severity} {issue.code} {issue.message}\n")
+        out.write(f"{where}: {issue.severity} {issue.code} {printable(issue.message, controls=True)}\n")
         if context:
             out.writelines(_context(issue))
     errors = sum(issue.severity == "error" for issue in report.issues)
@@ -63,11 +64,16 @@ def _l1_check_of(issue: Issue, repository: Path) -> str:
 
 
 def l1_summary(report: Report, repository: Path, out: TextIO) -> None:
-    """One line per check, as the spec's `abv3 check -l1` prints them."""
+    """One line per check, as the spec's `abv3 check -l1` prints them; a check that could not run says so."""
     counts: dict[str, Counter[str]] = {check: Counter() for check in L1_CHECKS}
+    not_run: set[str] = set()
     for issue in report.issues:
-        counts[_l1_check_of(issue, repository)][issue.severity] += 1
-    out.write(f"ABV3-L1 check of {repository}\n")
+        check = _l1_check_of(issue, repository)
+        counts[check][issue.severity] += 1
+        if _prevents(issue):
+            # Nothing past an unreadable agentbeats.toml can be checked; an unreadable folder stops its own check.
+            not_run.update(L1_CHECKS[1:] if check == "agentbeats.toml" else (check,))
+    out.write(f"ABV3-L1 check of {printable(str(repository), controls=True)}\n")
     for check in L1_CHECKS:
         found = counts[check]
         parts = [
@@ -75,8 +81,20 @@ def l1_summary(report: Report, repository: Path, out: TextIO) -> None:
             for severity in ("error", "warning")
             if found[severity]
         ]
-        out.write(f"  {check:<18} {', '.join(parts) if parts else 'ok'}\n")
+        verdict = ", ".join(parts) if parts else "ok"
+        if check in not_run:
+            verdict = f"not run ({verdict})" if parts else "not run"
+        out.write(f"  {check:<18} {verdict}\n")
     out.write("\n")
+
+
+def _prevents(issue: Issue) -> bool:
+    """An error after which a check cannot run: its input is missing, unreadable or cannot be parsed."""
+    if issue.severity != "error":
+        return False
+    if issue.code.startswith("io.") or issue.code in ("layout.missing-file", "security.symlink"):
+        return not issue.pointer
+    return issue.code.startswith("toml.") and issue.code != "toml.type"
 
 
 class Progress:
@@ -115,7 +133,7 @@ class Progress:
 def _context(issue: Issue) -> Iterator[str]:
     """The offending source line with a caret under the column, as compilers show it."""
     if issue.pointer:
-        yield f"    at {issue.pointer}\n"
+        yield f"    at {printable(issue.pointer, controls=True)}\n"
     if issue.file is None or issue.line is None or issue.column is None:
         return
     if issue.code == "security.secret":
@@ -125,14 +143,16 @@ def _context(issue: Issue) -> Iterator[str]:
         return
     column = issue.column - 1
     start = max(0, min(column - CONTEXT_WIDTH // 2, len(line) - CONTEXT_WIDTH))
-    shown = line[start : start + CONTEXT_WIDTH].replace("\t", " ")
+    # Control characters of the file are shown escaped: they must not drive the terminal
+    before = printable(line[start:column].replace("\t", " "), controls=True)
+    after = printable(line[column : start + CONTEXT_WIDTH].replace("\t", " "), controls=True)
     prefix = "…" if start > 0 else ""
     suffix = "…" if start + CONTEXT_WIDTH < len(line) else ""
     number = str(issue.line)
     pad = " " * len(number)
     yield f"    {pad} |\n"
-    yield f"    {number} | {prefix}{shown}{suffix}\n"
-    yield f"    {pad} | {' ' * (len(prefix) + column - start)}^\n"
+    yield f"    {number} | {prefix}{before}{after}{suffix}\n"
+    yield f"    {pad} | {' ' * (len(prefix) + len(before))}^\n"
 
 
 def _source_line(file: str, number: int) -> str | None:
@@ -151,10 +171,15 @@ def json_report(report: Report, out: TextIO, *, strict: bool = False) -> None:
     document = {
         "valid": _valid(report, strict),
         "checked": report.checked,
-        "issues": [issue.as_dict() for issue in report.issues],
+        "issues": [_printable_dict(issue) for issue in report.issues],
     }
     json.dump(document, out, ensure_ascii=False, indent=2)
     out.write("\n")
+
+
+def _printable_dict(issue: Issue) -> dict[str, str | int | None]:
+    """The issue's JSON form with every string valid UTF-8 (names that are not UTF-8, lone surrogates escaped)."""
+    return {name: printable(value) if isinstance(value, str) else value for name, value in issue.as_dict().items()}
 
 
 def _valid(report: Report, strict: bool) -> bool:
@@ -166,12 +191,13 @@ def _valid(report: Report, strict: bool) -> bool:
 def github(report: Report, out: TextIO) -> None:
     """GitHub Actions workflow commands: each issue shows inline on the pull request."""
     for issue in report.issues:
-        properties = [f"file={_escape_property(issue.file or '')}"]
+        properties = [f"file={_escape_property(printable(issue.file or '', controls=True))}"]
         if issue.line is not None:
             properties += [f"line={issue.line}", f"col={issue.column}"]
         properties.append(f"title={_escape_property(issue.code)}")
         where = f" (at {issue.pointer})" if issue.pointer else ""
-        out.write(f"::{issue.severity} {','.join(properties)}::{_escape_data(issue.message + where)}\n")
+        message = printable(issue.message + where, controls=True)
+        out.write(f"::{issue.severity} {','.join(properties)}::{_escape_data(message)}\n")
     errors = sum(issue.severity == "error" for issue in report.issues)
     out.write(f"{report.checked} file(s) checked; {errors} error(s), {len(report.issues) - errors} warning(s)\n")
 
@@ -207,13 +233,13 @@ def sarif(report: Report, out: TextIO, *, base: Path | None = None) -> None:
             physical["region"] = {"startLine": issue.line, "startColumn": issue.column}
         location: dict[str, object] = {"physicalLocation": physical}
         if issue.pointer:
-            location["logicalLocations"] = [{"fullyQualifiedName": issue.pointer, "kind": "member"}]
+            location["logicalLocations"] = [{"fullyQualifiedName": printable(issue.pointer), "kind": "member"}]
         results.append(
             {
                 "ruleId": issue.code,
                 "ruleIndex": index[issue.code],
                 "level": issue.severity,
-                "message": {"text": issue.message},
+                "message": {"text": printable(issue.message)},
                 "locations": [location],
             }
         )
@@ -248,13 +274,17 @@ _WARNING_CODES = frozenset(
 
 
 def _uri(file: str | None, base: Path | None) -> str:
-    """A relative URI for files below ``base`` (the working folder), as code-scanning services expect."""
+    """A relative URI for files below ``base`` (the working folder), as code-scanning services expect.
+
+    Percent-encoded from the name's bytes, so that a name that is not UTF-8 still makes a valid URI; no link is
+    resolved (a link's target is never shown).
+    """
     if not file:
         return ""
-    path = Path(file)
-    root = (base or Path.cwd()).resolve()
+    path = Path(os.path.abspath(file))
+    root = Path(os.path.abspath(base or Path.cwd()))
     try:
-        relative = path.resolve().relative_to(root)
+        relative = path.relative_to(root)
     except ValueError:
-        return path.resolve().as_uri()
-    return quote_uri(relative.as_posix())
+        return "file://" + quote_uri(os.fsencode(path.as_posix()))
+    return quote_uri(os.fsencode(relative.as_posix()))

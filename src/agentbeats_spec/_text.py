@@ -99,3 +99,26 @@ def closest(name: str, known: Iterable[str], *, distance: int = 2) -> str | None
 def did_you_mean(name: str, known: Iterable[str]) -> str:
     match = closest(name, known)
     return f"; did you mean {match!r}?" if match else ""
+
+
+# Characters no output may carry as they are: surrogates have no UTF-8 form (they come from a file name that is
+# not UTF-8, or from a lone \uD800 escape in a document); control characters would break a line-per-issue format
+# or drive the terminal.
+_SURROGATES = re.compile("[\ud800-\udfff]")
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def printable(text: str, *, controls: bool = False) -> str:
+    """The text with every surrogate (and, with ``controls``, every control character) written as an escape.
+
+    A byte of a file name that is not UTF-8 (which Python holds as a surrogate from U+DC80 to U+DCFF) becomes
+    ``\\xHH`` with the byte's value; any other surrogate ``\\uHHHH``; a control character ``\\xHH``.
+    """
+    return (_UNPRINTABLE if controls else _SURROGATES).sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ._issues import Finding
+from ._json import MAX_INTEGER_DIGITS, Lines
 from ._pointers import Path, to_pointer
 from ._text import shorten
 
@@ -24,9 +25,13 @@ _SCALAR = re.compile(
 )
 
 
-def parse(text: str) -> tuple[Any, list[Finding]]:
+def parse(text: str, max_depth: int = 512) -> tuple[Any, list[Finding]]:
     import tomli
 
+    if _LONG_DIGITS.search(text) is not None:
+        huge = list(_huge_integers(text))
+        if huge:
+            return None, huge  # never handed to int(), whose time grows with the square of the length
     try:
         data = tomli.loads(text)
     except tomli.TOMLDecodeError as error:
@@ -34,8 +39,86 @@ def parse(text: str) -> tuple[Any, list[Finding]]:
         column = getattr(error, "colno", None)
         message = getattr(error, "msg", None) or str(error)
         return None, [Finding("", "toml.syntax", f"invalid TOML: {message}", line=line, column=column)]
+    except RecursionError:  # tomli's own bound on nested arrays and inline tables (or the interpreter's)
+        return None, [_too_deep_inline(text)]
+    deep = _first_too_deep(data, max_depth)
+    if deep is not None:
+        message = f"nesting deeper than {max_depth} levels; rejected to bound memory and time"
+        return None, [Finding(to_pointer(deep), "toml.too-deep", message)]
     findings: list[Finding] = []
     return _jsonable(data, (), findings), findings
+
+
+# The tokens that matter to find integers and brackets outside strings and comments. Only a document holding a
+# long run of digits, or one that tomli found too deep, is read this way, to say where the problem is.
+_LONG_DIGITS = re.compile(f"[0-9_]{{{MAX_INTEGER_DIGITS + 1}}}")
+_LEX = re.compile(
+    r"""(?P<comment>\#[^\n]*)
+    |(?P<string>"{3}(?:[^"\\]|\\.|"(?!""))*"{3,5}|'{3}(?:[^']|'(?!''))*'{3,5}|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')
+    |(?P<number>[+-]?[0-9][0-9_]*(?P<fraction>[.eE][0-9_eE+-]*)?)
+    |(?P<open>[\[{])
+    |(?P<close>[\]}])
+    |(?P<other>[A-Za-z_][A-Za-z0-9_-]*|\S)""",
+    re.VERBOSE | re.DOTALL,
+)
+_KEY_FOLLOWS = re.compile(r"[ \t]*[=.]")
+# tomli refuses arrays and inline tables nested deeper than this (with a RecursionError).
+TOMLI_DEPTH = 400
+
+
+def _huge_integers(text: str) -> Iterator[Finding]:
+    lines = Lines(text)
+    for token in _LEX.finditer(text):
+        number = token.group("number")
+        if number is None or token.group("fraction") is not None:
+            continue
+        digits = sum(char.isdigit() for char in number)
+        if digits <= MAX_INTEGER_DIGITS or _KEY_FOLLOWS.match(text, token.end()):
+            continue  # a bare key made of digits is a name, not a number
+        line, column = lines.position(token.start())
+        yield Finding(
+            "",
+            "toml.large-integer",
+            f"an integer of {digits} digits ({shorten(number, 30)}): Python's TOML reader refuses integers of "
+            f"more than {MAX_INTEGER_DIGITS} digits, so no value of this file can be read; not converted",
+            line=line,
+            column=column,
+        )
+
+
+def _too_deep_inline(text: str) -> Finding:
+    depth = 0
+    offset = 0
+    for token in _LEX.finditer(text):
+        if token.group("open") is not None:
+            depth += 1
+            if depth > TOMLI_DEPTH:
+                offset = token.start()
+                break
+        elif token.group("close") is not None:
+            depth = max(depth - 1, 0)
+    line, column = Lines(text).position(offset)
+    return Finding(
+        "",
+        "toml.too-deep",
+        f"arrays and inline tables nested deeper than {TOMLI_DEPTH} levels, more than TOML readers follow",
+        line=line,
+        column=column,
+    )
+
+
+def _first_too_deep(data: Any, max_depth: int) -> Path | None:
+    """The path of the first value nested deeper than ``max_depth`` (dotted keys and headers nest too)."""
+    stack: list[tuple[Any, Path]] = [(data, ())]
+    while stack:
+        value, path = stack.pop()
+        if len(path) >= max_depth:
+            return path
+        if isinstance(value, dict):
+            stack.extend((item, (*path, key)) for key, item in value.items() if isinstance(item, (dict, list)))
+        elif isinstance(value, list):
+            stack.extend((item, (*path, str(i))) for i, item in enumerate(value) if isinstance(item, (dict, list)))
+    return None
 
 
 _TEMPORAL = (

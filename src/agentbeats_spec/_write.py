@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ._documents import Syntax
+from ._issues import WriteError
 
 
 def serialize(data: Any, syntax: Syntax) -> bytes:
@@ -29,13 +30,18 @@ def write_atomic(path: Path, content: bytes) -> None:
     """Write ``content`` to ``path`` so that readers see the old file or the new one, never a part.
 
     A temporary file in the same folder is written, flushed and fsynced, then renamed over the target;
-    on any failure the temporary file is removed and the target is untouched.
+    on any failure the temporary file is removed and the target is untouched. A failure of the system
+    (permissions, a missing folder, a full disk, a read-only file system) raises :class:`WriteError`, which
+    names the target, never the temporary file.
     """
     import tempfile
 
     directory = path.parent
-    mode = _mode_for(path)
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        mode = _mode_for(path)
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as error:
+        raise WriteError.of(path, error) from None
     try:
         with os.fdopen(descriptor, "wb") as stream:
             stream.write(content)
@@ -43,9 +49,11 @@ def write_atomic(path: Path, content: bytes) -> None:
             os.fsync(stream.fileno())
         os.chmod(temporary, mode)
         os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
+    except BaseException as error:
+        with contextlib.suppress(OSError):
             os.unlink(temporary)
+        if isinstance(error, OSError):
+            raise WriteError.of(path, error) from None
         raise
     _sync_directory(directory)
 

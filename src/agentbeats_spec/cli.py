@@ -7,6 +7,8 @@ Exit codes: 0 nothing wrong, 1 an error (or, with ``--strict``, a warning) was f
 from __future__ import annotations
 
 import argparse
+import errno
+import io
 import json
 import os
 import sys
@@ -19,7 +21,7 @@ import attrs
 from . import _reporters
 from ._api import kinds, redact, schema
 from ._bundle import bundle
-from ._core import Report, document_of, read_bounded
+from ._core import CheckFailed, Report, document_of, read_bounded
 from ._issues import SpecError
 from ._kinds import KINDS, syntax_for
 from ._kinds import get as get_kind
@@ -48,6 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("paths", nargs="+", metavar="PATH", type=Path)
     validate.add_argument("--kind", choices=list(KINDS), help="the artifact kind, when names and content cannot tell")
     validate.add_argument("--secrets", action="store_true", help="also search every artifact for credentials")
+    _follow_option(validate)
     validate.add_argument(
         "--jobs", type=_positive, default=os.cpu_count() or 1, metavar="N",
         help="worker processes for the task folders of a run, used when the run is big enough to gain "
@@ -75,6 +78,7 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         help=f"fingerprints of reviewed findings to leave out, one per line (default: ./{ALLOW_LIST} if present)",
     )
+    _follow_option(scan)
     _report_options(scan)
     _limit_options(scan)
 
@@ -110,6 +114,14 @@ def _parser() -> argparse.ArgumentParser:
         "--bundle", action="store_true", help="one self-contained document, every $ref resolved into its own $defs"
     )
     return parser
+
+
+def _follow_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="follow symbolic links named as PATH (links found inside folders are never followed)",
+    )
 
 
 def _report_options(command: argparse.ArgumentParser) -> None:
@@ -160,19 +172,41 @@ def _limits(arguments: argparse.Namespace) -> Limits:
     return Limits(arguments.max_file_size, arguments.max_depth, arguments.max_issues, arguments.max_shown)
 
 
+EXIT_BROKEN_PIPE = 128 + 13  # what a shell shows for a program ended by SIGPIPE, as `yes | head` is
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):  # never fail on a character the terminal cannot show
+            stream.reconfigure(errors="backslashreplace")
     arguments = _parser().parse_args(argv)
     try:
         with using(_limits(arguments) if hasattr(arguments, "max_depth") else None):
-            return _run(arguments)
+            status = _run(arguments)
+        sys.stdout.flush()  # a full disk or a closed pipe shows here at the latest, while it can still be told
+        return status
     except SpecError as error:
         print(f"agentbeats-spec: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
+        _discard_stdout()
+        return EXIT_BROKEN_PIPE
+    except OSError as error:
+        if not _is_stdout_error(error):
+            raise
+        _discard_stdout()
+        print(f"agentbeats-spec: error: cannot write standard output: {error.strerror or error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("agentbeats-spec: interrupted", file=sys.stderr)
         return 130
+    except CheckFailed as error:  # a bug met on one file: name it, so that it can be reported with the file
+        print(
+            f"agentbeats-spec: internal error while checking {error.file} ({error.detail}); please report it "
+            "with the command line and, if you can, that file",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
     except Exception as error:  # a bug: say so in one line, never with a traceback
         print(
             f"agentbeats-spec: internal error ({type(error).__name__}: {error}); please report it with the "
@@ -180,6 +214,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so that the flush at exit cannot fail again and print a traceback."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def _is_stdout_error(error: OSError) -> bool:
+    """Whether an OSError came from writing the report (a file we write ourselves raises WriteError)."""
+    return error.filename is None and error.errno in (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EPIPE)
 
 
 def _run(arguments: argparse.Namespace) -> int:
@@ -214,7 +263,14 @@ def _validate(arguments: argparse.Namespace) -> int:
     if cache is False:
         return EXIT_USAGE
     with scanning(allow):
-        report = check_paths(arguments.paths, kind, progress=progress, jobs=arguments.jobs, cache=cache or None)
+        report = check_paths(
+            arguments.paths,
+            kind,
+            progress=progress,
+            jobs=arguments.jobs,
+            follow_symlinks=arguments.follow_symlinks,
+            cache=cache or None,
+        )
     if progress is not None:
         progress.close()
     return _report(report, arguments)
@@ -235,6 +291,7 @@ def _cache(arguments: argparse.Namespace, allow: Any) -> Any:
     options = {
         "kind": arguments.kind,
         "limits": attrs.astuple(current()),
+        "follow_symlinks": arguments.follow_symlinks,
         "secrets": sorted(allow.fingerprints) if allow is not None else None,
     }
     return cache.VerdictCache(folder, json.dumps(options))
@@ -245,7 +302,7 @@ def _scan(arguments: argparse.Namespace) -> int:
         return EXIT_USAGE
     progress = _reporters.Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
     with scanning(_allow_list(arguments.allow_list)):
-        report = scan_paths(arguments.paths, progress=progress)
+        report = scan_paths(arguments.paths, progress=progress, follow_symlinks=arguments.follow_symlinks)
     if progress is not None:
         progress.close()
     return _report(report, arguments)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Literal
 
 import attrs
 
 from .._core import Collector
+from .._issues import Severity
 
 EntryType = Literal["file", "folder"]
 
@@ -60,17 +62,17 @@ def entries(folder: Path, collector: Collector, root: Path) -> list[Entry]:
 
 
 def report_link(path: Path, collector: Collector, root: Path) -> None:
+    """A link is reported by where it leads (inside the tree or out), never with its target's text: that text
+    is the file's content, which may hold anything (control characters, a secret)."""
     try:
         target = os.readlink(path)
     except OSError:
-        target = "?"
+        target = ""
     resolved = Path(os.path.normpath(path.parent / target))
-    if is_inside(resolved, root):
-        collector.about(path, "security.symlink", f"symbolic link to {target!r} not followed", "warning")
+    if target and is_inside(resolved, root):
+        collector.about(path, "security.symlink", "symbolic link to a place inside the tree; not followed", "warning")
     else:
-        collector.about(
-            path, "security.path-escape", f"symbolic link leads outside the tree (to {target!r}); not followed"
-        )
+        collector.about(path, "security.path-escape", "symbolic link leads outside the tree; not followed")
 
 
 def is_inside(path: Path, root: Path) -> bool:
@@ -91,5 +93,55 @@ def is_file(path: Path) -> bool:
 def is_folder(path: Path) -> bool:
     try:
         return path.is_dir() and not path.is_symlink()
+    except OSError:
+        return False
+
+
+def present(
+    path: Path, want: EntryType, collector: Collector, at: Path, message: str, severity: Severity = "error"
+) -> bool:
+    """Whether ``path`` is a ``want`` (never through a link); if not, the reason is reported.
+
+    Missing is ``layout.missing-file`` (or ``-folder``) at ``at`` with ``message``. Anything else is said as it
+    is: a path the process may not read is ``io.unreadable`` with the system's reason, never "missing"; a folder
+    where a file belongs (or the reverse) is ``io.not-a-file``; a link is reported and not followed.
+    """
+    try:
+        mode = path.lstat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        collector.about(at, f"layout.missing-{want}", message, severity)
+        return False
+    except OSError as error:
+        collector.about(path, "io.unreadable", f"cannot read: {error.strerror or error}")
+        return False
+    if stat.S_ISREG(mode) if want == "file" else stat.S_ISDIR(mode):
+        return True
+    if stat.S_ISLNK(mode):
+        collector.about(path, "security.symlink", f"a symbolic link where a {want} was expected; not followed")
+    elif stat.S_ISDIR(mode):
+        collector.about(path, "io.not-a-file", "a folder where a file was expected")
+    elif stat.S_ISREG(mode):
+        collector.about(path, "io.not-a-file", "a file where a folder was expected")
+    else:
+        collector.about(path, "io.not-a-file", f"not a regular {want} (FIFO, socket or device); not opened")
+    return False
+
+
+def exists(path: Path) -> bool:
+    """Whether anything is at ``path``, a link or an entry that cannot be read included."""
+    try:
+        path.lstat()
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def listable(folder: Path) -> bool:
+    """Whether the process may list ``folder`` (an unreadable one is reported by :func:`entries`)."""
+    try:
+        with os.scandir(folder):
+            return True
     except OSError:
         return False

@@ -9,7 +9,7 @@ from typing import Any
 from .. import _documents, _kinds
 from .._core import Collector, Examined, examine_file, read_bounded
 from .._issues import Finding
-from ._fs import entries, is_file, is_folder
+from ._fs import entries, is_folder, present
 
 CASE = _kinds.KINDS["abb-case"]
 ATTEMPT_FILES = ("trajectory.json", "run.json", "manifest.json", "process.json")
@@ -41,40 +41,31 @@ def _folders(folder: Path, collector: Collector, root: Path, what: str) -> list[
 def _check_results(agents: Path, root: Path, collector: Collector) -> None:
     for agent in _folders(agents, collector, root, "agent"):
         cases = agent / "cases"
-        if not is_folder(cases):
-            collector.about(agent, "layout.missing-folder", "an agent's results folder holds cases/")
+        if not present(cases, "folder", collector, agent, "an agent's results folder holds cases/"):
             continue
         for case in _folders(cases, collector, root, "case"):
             attempts = case / "attempts"
-            if not is_folder(attempts):
-                collector.about(case, "layout.missing-folder", "a case folder holds attempts/")
+            if not present(attempts, "folder", collector, case, "a case folder holds attempts/"):
                 continue
             for attempt in _folders(attempts, collector, root, "attempt"):
                 _check_attempt(attempt, root, collector)
 
 
 def _check_attempt(attempt: Path, root: Path, collector: Collector) -> None:
-    if is_file(attempt / "case.json"):
+    case_missing = "an attempt folder holds case.json, the exact test case used"
+    if present(attempt / "case.json", "file", collector, attempt, case_missing):
         collector.add(examine_file(attempt / "case.json", CASE, explicit=True))
-    else:
-        collector.about(attempt, "layout.missing-file", "an attempt folder holds case.json, the exact test case used")
     for name in ATTEMPT_FILES:
-        if is_file(attempt / name):
+        if present(attempt / name, "file", collector, attempt, f"an attempt folder holds {name}"):
             json_object(attempt / name, collector, "abb-run-record")
-        else:
-            collector.about(attempt, "layout.missing-file", f"an attempt folder holds {name}")
     steps = attempt / "steps"
-    if not is_folder(steps):
-        collector.about(attempt, "layout.missing-folder", "an attempt folder holds steps/<step>/")
+    if not present(steps, "folder", collector, attempt, "an attempt folder holds steps/<step>/"):
         return
     for step in _folders(steps, collector, root, "step"):
         for name in STEP_FILES:
-            if not is_file(step / name):
-                collector.about(step, "layout.missing-file", f"a step folder holds {name}")
-        if not is_file(step / "submission.json"):
-            collector.about(
-                step, "layout.missing-file", "no submission.json: this step committed no submission", "warning"
-            )
+            present(step / name, "file", collector, step, f"a step folder holds {name}")
+        no_submission = "no submission.json: this step committed no submission"
+        present(step / "submission.json", "file", collector, step, no_submission, "warning")
         for entry in entries(step, collector, root):
             if not entry.is_folder and entry.name.endswith(".json"):
                 json_object(entry.path, collector, "abb-step-record", require_object=False)
@@ -83,8 +74,7 @@ def _check_attempt(attempt: Path, root: Path, collector: Collector) -> None:
 def _check_resources(agents: Path, root: Path, collector: Collector) -> None:
     for agent in _folders(agents, collector, root, "agent"):
         truth = agent / "ground_truth"
-        if not is_folder(truth):
-            collector.about(agent, "layout.missing-folder", "an agent's issue data is under ground_truth/")
+        if not present(truth, "folder", collector, agent, "an agent's issue data is under ground_truth/"):
             continue
         for entry in entries(truth, collector, root):
             match = _ISSUE_FOLDER.match(entry.name)
@@ -96,9 +86,7 @@ def _check_resources(agents: Path, root: Path, collector: Collector) -> None:
 
 def _check_issue(folder: Path, number: int, collector: Collector) -> None:
     case_path = folder / "verify.case.json"
-    if not is_file(case_path):
-        collector.about(folder, "layout.missing-file", "an issue folder holds verify.case.json")
-    else:
+    if present(case_path, "file", collector, folder, "an issue folder holds verify.case.json"):
         case = examine_file(case_path, CASE, explicit=True)
         assert case is not None  # a named file always gets a verdict
         data = case.document.data if case.document.readable else None
@@ -109,8 +97,7 @@ def _check_issue(folder: Path, number: int, collector: Collector) -> None:
             message = f"the case is for issue {found}, but it is filed under issue_{number}/"
             findings.append(Finding("/issue/number", "layout.issue-number", message))
         collector.add(case.with_findings(findings))
-    if not is_folder(folder / "runs"):
-        collector.about(folder, "layout.missing-folder", "an issue folder holds runs/, the saved reference executions")
+    present(folder / "runs", "folder", collector, folder, "an issue folder holds runs/, the saved reference executions")
 
 
 def json_object(path: Path, collector: Collector, label: str, *, require_object: bool = True) -> Examined | None:

@@ -15,7 +15,7 @@ from .._core import Collector, examine_file
 from .._issues import Anchor, Finding
 from .._text import quote
 from ..rules.abv3 import inside_root
-from ._fs import entries, is_file, is_folder
+from ._fs import entries, is_file, is_folder, listable
 
 REPO = _kinds.KINDS["abv3-repo"]
 RESULTS = _kinds.KINDS["abv3-results"]
@@ -51,9 +51,12 @@ def check(folder: Path, collector: Collector, others: list[Any] | None = None) -
                 )
             )
             experiments = None
-        else:
+        elif listable(configs_folder):
             experiments = _check_run_configs(configs_folder, folder, collector)
             findings.extend(_check_default(configs, experiments))
+        else:  # reported as unreadable; which experiments it holds is not known
+            _check_run_configs(configs_folder, folder, collector)
+            experiments = None
     elif folder_name is not None:
         experiments = None  # the schema reports the bad path
 

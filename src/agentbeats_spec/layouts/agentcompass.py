@@ -21,7 +21,7 @@ from .._issues import Anchor, Finding
 from .._pointers import join
 from .._text import quote
 from ..rules.abv3 import inside_root
-from ._fs import Entry, entries, is_file, is_folder, is_inside
+from ._fs import Entry, entries, exists, is_file, is_folder, is_inside, present
 
 STATES = ("running", "normal", "error", "fatal")
 FINAL_STATES = ("normal", "error", "fatal")
@@ -52,7 +52,7 @@ def detect(folder: Path) -> bool:
     return (
         is_folder(folder / "details")
         or (folder.name == "details" and _looks_like_details(folder))
-        or is_file(folder / "task.json")
+        or exists(folder / "task.json")
     )
 
 
@@ -147,8 +147,7 @@ def check_task(task: Path, collector: Collector) -> TaskFiles | None:
 
 def _check_task(task: Path, state: str | None, root: Path | None, collector: Collector) -> TaskFiles | None:
     index_path = task / "task.json"
-    if not is_file(index_path):
-        collector.about(task, "layout.missing-file", "a task folder holds task.json; this one has none")
+    if not present(index_path, "file", collector, task, "a task folder holds task.json; this one has none"):
         return None
     index = examine_file(index_path, TASK, explicit=True)
     assert index is not None  # a named file always gets a verdict
@@ -303,9 +302,9 @@ def _check_attempt(
 
 def _scan(folder: Path, collector: Collector, root: Path) -> None:
     """Collected files are the task's own: only links and special files among them are reported."""
-    for entry in entries(folder, collector, root):
-        if entry.is_folder:
-            _scan(entry.path, collector, root)
+    stack = [folder]  # not recursion: collected trees may be nested deeper than the call stack
+    while stack:
+        stack.extend(entry.path for entry in entries(stack.pop(), collector, root) if entry.is_folder)
 
 
 def _check_checkpoint(path: Path, collector: Collector) -> None:
