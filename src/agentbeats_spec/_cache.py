@@ -168,7 +168,7 @@ class VerdictCache:
             descriptor, temporary = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".tmp.")
             try:
                 with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
-                    json.dump(stored, stream, ensure_ascii=False)
+                    stream.write(json.dumps(stored, ensure_ascii=False))
                 os.replace(temporary, target)
             except BaseException:
                 Path(temporary).unlink(missing_ok=True)

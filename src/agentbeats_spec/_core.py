@@ -166,7 +166,7 @@ class Collector:
 
 _Part = tuple[list[Issue], int, int, dict[str, int]]
 # Measured with benchmarks/run.py: on a tree smaller than this, --jobs 2 was slower than one process.
-WORKERS_GAIN_BYTES = 32 * 1024 * 1024
+WORKERS_GAIN_BYTES = 128 * 1024 * 1024
 BATCH_BYTES = 4 * 1024 * 1024
 BATCH_UNITS = 64
 
