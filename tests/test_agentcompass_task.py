@@ -43,9 +43,35 @@ def test_shared_metadata_is_published_all_together(task_index: dict[str, Any], m
 
 
 def test_an_unknown_schema_version_names_the_known_ones() -> None:
-    issue = one({**IDENTITY, "schema_version": "agentcompass.task.v2"}, "agentcompass-task")
-    assert (issue.code, issue.pointer) == ("schema.unknown-version", "/schema_version")
-    assert "agentcompass.task.v3" in issue.message
+    issue = one({**IDENTITY, "schema_version": "agentcompass.task.v4"}, "agentcompass-task")
+    assert (issue.code, issue.pointer, issue.severity) == ("schema.unknown-version", "/schema_version", "error")
+    assert "known: agentcompass.task.v2, agentcompass.task.v3" in issue.message
+    assert "AgentCompass 1.0.1 reads only agentcompass.task.v3 and agentcompass.task.v2" in issue.message
+
+
+def test_a_v2_index_is_valid_with_one_warning_that_names_migrate() -> None:
+    issue = one(text({**IDENTITY, "schema_version": "agentcompass.task.v2"}), "agentcompass-task")
+    assert (issue.code, issue.pointer, issue.line, issue.column, issue.severity) == (
+        "legacy.task-v2", "/schema_version", 2, 21, "warning"
+    )  # fmt: skip
+    assert "`agentbeats-spec migrate` rewrites it as agentcompass.task.v3" in issue.message
+
+
+def test_a_v2_index_has_the_rules_of_a_v3_one() -> None:
+    broken = {**IDENTITY, "schema_version": "agentcompass.task.v2", "attempts": {"1": "attempt-2"}, "extra": 1}
+    assert summary(broken) == {
+        ("legacy.task-v2", "/schema_version"),
+        ("rule.attempt-directory", "/attempts/1"),
+        ("schema.unexpected-member", "/extra"),
+    }
+
+
+def test_v1_is_an_error_that_says_the_reader_rejects_it() -> None:
+    issue = one(text({**IDENTITY, "schema_version": "agentcompass.task.v1"}))
+    assert (issue.code, issue.pointer, issue.line, issue.column, issue.severity) == (
+        "legacy.rejected-version", "/schema_version", 2, 21, "error"
+    )  # fmt: skip
+    assert "AgentCompass 1.0.1 rejects" in issue.message
 
 
 @pytest.mark.parametrize("task_id", [" example", "example\n", "", "\t"])

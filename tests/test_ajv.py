@@ -33,6 +33,14 @@ pytestmark = pytest.mark.skipif(
 def fixtures() -> Iterator[tuple[str, Any]]:
     """(schema id, document) of every fixture file with a kind."""
     for path in sorted(FIXTURES.rglob("*")):
+        if path.suffix == ".jsonl":  # JSON Lines: every whole line is a document of its kind
+            kind = from_path(path)
+            assert kind is not None
+            for line in path.read_bytes().splitlines(keepends=True):
+                document = read(line, "json")
+                if line.endswith(b"\n") and not document.findings:
+                    yield kind.latest, document.data
+            continue
         if path.suffix not in (".json", ".toml") or path.name == "expected-issues.json":
             continue
         document = read(path.read_bytes(), "toml" if path.suffix == ".toml" else "json")

@@ -20,14 +20,21 @@ KIND_NAMES = [
     "agentcompass-attempt",
     "agentcompass-task-detail",
     "agentcompass-retry",
+    "agentcompass-run-info",
+    "agentcompass-params",
+    "agentcompass-metrics",
+    "agentcompass-analysis-summary",
+    "agentcompass-progress",
+    "agentcompass-progress-events",
     "actf-trajectory",
 ]
 
 
 def test_the_public_names_are_exactly_these() -> None:
     functions = ["validate", "schema", "kinds", "load", "loads", "dump", "dumps", "to_dict", "from_dict", "read_task",
-                 "write_task", "scan", "redact"]  # fmt: skip
-    types = ["Issue", "Kind", "Limits", "SpecError", "InvalidDocument", "UnknownKind", "WriteError", "__version__"]
+                 "write_task", "scan", "redact", "migrate_run"]  # fmt: skip
+    types = ["Issue", "Kind", "Limits", "SpecError", "InvalidDocument", "UnknownKind", "UnconvertibleAttempt",
+             "WriteError", "ArtifactsUnavailable", "__version__"]  # fmt: skip
     assert sorted(agentbeats_spec.__all__) == sorted(functions + types)
 
 
@@ -53,7 +60,7 @@ def test_unknown_kind_names_raise_the_package_error() -> None:
         validate("{}", kind="agentcompass-run")
     assert isinstance(info.value, SpecError) and "agentcompass-task" in str(info.value)
     with pytest.raises(UnknownKind):
-        schema("agentcompass-task", "agentcompass.task.v2")
+        schema("agentcompass-task", "agentcompass.task.v1")
 
 
 def test_validate_takes_a_path_text_bytes_or_mapping() -> None:

@@ -33,7 +33,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
 def test_github_format_is_one_workflow_command_per_issue(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run(capsys, "validate", "--format", "github", str(FIXTURES / "invalid"))
     commands = [line for line in out.splitlines() if line.startswith("::")]
-    assert code == 1 and len(commands) == 42
+    assert code == 1 and len(commands) == 46
     first = commands[0]
     assert re.match(r"^::error file=[^,]+verify\.case\.json,line=5,col=15,title=schema\.minimum::expected", first)
     assert any(line.startswith("::warning ") for line in commands)

@@ -34,7 +34,7 @@ def test_invalid_fixtures_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 1
     lines = out.splitlines()
     assert [line for line in lines if line.startswith("invalid: ")] == [
-        "invalid: 9 file(s) checked; 36 error(s), 6 warning(s)"
+        "invalid: 11 file(s) checked; 39 error(s), 7 warning(s)"
     ]
     first = lines[0]
     assert first.startswith(

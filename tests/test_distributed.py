@@ -34,7 +34,11 @@ def tree(tmp_path: Path) -> Path:
 def test_units_are_task_folders_and_loose_files(tree: Path) -> None:
     found = units(str(tree))
     assert len([unit for unit in found if "/details/" in unit]) == 6
-    assert [unit for unit in found if "/details/" not in unit] == [str(tree / "loose" / "trajectory.json")]
+    run_files = ("metrics.json", "params.json", "progress.json", "progress.jsonl", "run_info.json")
+    assert [unit for unit in found if "/details/" not in unit and not unit.endswith(run_files)] == [
+        str(tree / "loose" / "trajectory.json")
+    ]
+    assert len([unit for unit in found if unit.endswith(run_files)]) == 3 * len(run_files)
 
 
 def test_dask_with_processes_finds_what_the_local_walk_finds(tree: Path) -> None:
@@ -57,3 +61,13 @@ def test_a_remote_filesystem_is_read_through_fsspec(tree: Path) -> None:
     )
     clean = next(unit for unit in found if "/details/running/" in unit)
     assert check_unit(clean) == []
+
+
+def test_run_level_files_read_remotely_are_checked_as_their_kind(tree: Path) -> None:
+    memory = fsspec.filesystem("memory")
+    memory.put(str(tree / "run2"), "/bucket/run2", recursive=True)
+    found = [unit for unit in units("memory:///bucket/run2") if "/details/" not in unit]
+    assert sorted(unit.rsplit("/", 1)[1] for unit in found) == [
+        "metrics.json", "params.json", "progress.json", "progress.jsonl", "run_info.json"
+    ]  # fmt: skip
+    assert [issue for unit in found for issue in check_unit(unit)] == []

@@ -280,7 +280,8 @@ def test_an_unreadable_file_is_unreadable(tmp_path: Path) -> None:
 def test_a_folder_named_task_json_is_a_folder_where_a_file_was_expected(tmp_path: Path) -> None:
     task = tmp_path / "run" / "details" / "running" / TASK
     (task / "task.json").mkdir(parents=True)
-    found = {(issue.file, issue.code, issue.message) for issue in agentbeats_spec.validate(tmp_path / "run")}
+    found = {(issue.file, issue.code, issue.message) for issue in agentbeats_spec.validate(tmp_path / "run")
+             if issue.code != "layout.missing-run-info"}  # fmt: skip
     assert found == {(str(task / "task.json"), "io.not-a-file", "a folder where a file was expected")}
     alone = agentbeats_spec.validate(task)  # the task folder on its own is still told apart
     assert [(issue.code, issue.message) for issue in alone] == [("io.not-a-file", "a folder where a file was expected")]

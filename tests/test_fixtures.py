@@ -48,17 +48,19 @@ def test_each_issue_line_holds_the_member_its_pointer_names(path: Path) -> None:
             holder = parents[-1] if parents else None
             assert holder is None or holder in line or issue.column == 1, issue
             continue
-        if isinstance(_resolve(path, to_pointer(parents)), list):
+        if isinstance(_resolve(path, to_pointer(parents), issue.line), list):
             # Array items have no name on their line: their value starts at the column.
-            value = _resolve(path, issue.pointer)
+            value = _resolve(path, issue.pointer, issue.line)
             if path.suffix == ".json" and isinstance(value, (str, int, float, bool)):
                 assert line[issue.column - 1 :].startswith(json.dumps(value, ensure_ascii=False)), issue
             continue
         assert last in line, (issue, line)
 
 
-def _resolve(path: Path, pointer: str) -> object:
+def _resolve(path: Path, pointer: str, line: int) -> object:
     source = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":  # the pointer is within the record of the issue's line
+        source = source.splitlines()[line - 1]
     value: object = tomli.loads(source) if path.suffix == ".toml" else json.loads(source)
     for token in to_path(pointer):
         if isinstance(value, dict):

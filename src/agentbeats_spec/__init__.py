@@ -14,12 +14,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._api import dump, dumps, from_dict, kinds, load, loads, redact, scan, schema, to_dict, validate
-from ._issues import InvalidDocument, Issue, SpecError, UnknownKind, WriteError
+from ._issues import (
+    ArtifactsUnavailable,
+    InvalidDocument,
+    Issue,
+    SpecError,
+    UnconvertibleAttempt,
+    UnknownKind,
+    WriteError,
+)
 from ._kinds import Kind
 from ._limits import Limits
 from ._version import __version__
 
 if TYPE_CHECKING:
+    from ._migrate import migrate_run
     from ._tasks import read_task, write_task
 
 
@@ -29,15 +38,21 @@ def __getattr__(name: str) -> object:
         from . import _tasks
 
         return getattr(_tasks, name)
+    if name == "migrate_run":
+        from . import _migrate
+
+        return _migrate.migrate_run
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
+    "ArtifactsUnavailable",
     "InvalidDocument",
     "Issue",
     "Kind",
     "Limits",
     "SpecError",
+    "UnconvertibleAttempt",
     "UnknownKind",
     "WriteError",
     "__version__",
@@ -47,6 +62,7 @@ __all__ = [
     "kinds",
     "load",
     "loads",
+    "migrate_run",
     "read_task",
     "redact",
     "scan",

@@ -82,21 +82,24 @@ def scan(
         return _core.issues_of(document, findings, None, None)
 
 
-def redact(value: Any) -> Any:
-    """A copy of a model or a parsed document fit to share: credentials replaced by ``********``.
+def redact(value: Any, *, allow_list: str | os.PathLike[str] | None = None) -> Any:
+    """A copy of a model or a parsed document fit to share: exactly what :func:`scan` finds becomes ``********``.
 
-    Credential members (by name) are redacted and credential shapes (API keys, bearer tokens, private keys,
-    JWTs, passwords in URLs) are masked in every string, except inside ``metrics``, ``ground_truth`` and
-    ``final_answer``, which are evaluation facts and stay as they are. A model comes back as a model of its kind.
+    A credential member's string is replaced whole, a credential shape (API keys, bearer tokens, private keys,
+    JWTs, passwords in URLs) where it sits in any other string; nothing else changes: a number, an object or a
+    list under a credential-like name is kept. Findings inside ``metrics``, ``ground_truth`` and ``final_answer``
+    are evaluation facts and stay as they are. The fingerprints listed in ``allow_list`` are left too. A model
+    comes back as a model of its kind.
     """
-    from . import _redact
+    from . import _redact, _secrets
 
+    allow = _secrets.AllowList.read(Path(allow_list)) if allow_list is not None else _secrets.AllowList()
     if attrs.has(type(value)):
         kind = getattr(type(value), "__kind__", None)
         if kind is None:
             raise TypeError(f"{type(value).__name__} is not the model of a whole artifact")
-        return from_dict(kind, _redact.redact(to_dict(value), sharing=True))
-    return _redact.redact(value, sharing=True)
+        return from_dict(kind, _redact.redact_data(to_dict(value), allow))
+    return _redact.redact_data(value, allow)
 
 
 def schema(kind: str, version: str | None = None) -> dict[str, Any]:
@@ -179,7 +182,10 @@ def _model_of(examined: _core.Examined) -> Any:
     from . import _convert
     from .models import MODELS
 
-    return _convert.structure(examined.document.data, MODELS[examined.kind.name])
+    model = MODELS[examined.kind.name]
+    if examined.kind.syntax == "jsonl":  # one model per line
+        return [_convert.structure(record, model) for record in examined.document.data]
+    return _convert.structure(examined.document.data, model)
 
 
 def checked(model: Any) -> tuple[Kind, dict[str, Any]]:

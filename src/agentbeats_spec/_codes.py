@@ -65,6 +65,18 @@ CODES: dict[str, str] = {
     "rule.timestamp": "A timestamp that names no real date and time.",
     "rule.timestamp-offset": "A timestamp without a UTC offset.",
     "rule.finished-before-started": "A step or trajectory finishes before it starts.",
+    "rule.series-id": "A metric series whose series_id is not <metric_id>.<reducer>@<k>, or appears twice.",
+    "rule.series-k": "A metric series whose k differs from its report's k.",
+    "rule.series-counts": "Series coverage counts that do not add up (evaluated + unavailable + invalidated = total).",
+    "rule.headline": "A metric report without exactly one headline metric.",
+    # Older formats
+    "legacy.task-v2": "A task written by an older AgentCompass (agentcompass.task.v2); `migrate` rewrites it as v3.",
+    "legacy.unclassifiable": "A v2 attempt that AgentCompass 1.0.1 cannot convert: it refuses the whole task.",
+    "legacy.rejected-version": "A retired format version that AgentCompass 1.0.1 rejects (agentcompass.task.v1).",
+    # JSON Lines
+    "jsonl.torn-line": "The last line of a JSON Lines file is cut short (a writer stopped mid-line).",
+    "jsonl.no-final-newline": "The last line of a JSON Lines file has no newline; the next record would join it.",
+    "jsonl.blank-line": "A blank line in a JSON Lines file.",
     # Layouts
     "layout.missing-file": "A file the layout requires is missing.",
     "layout.missing-folder": "A folder the layout requires (or declares) is missing.",
@@ -72,7 +84,8 @@ CODES: dict[str, str] = {
     "layout.temporary-file": "A temporary file left by an interrupted atomic write.",
     "layout.not-an-object": "A JSON file that must hold an object holds something else.",
     "layout.unknown-state": "A folder in details/ that is not a task state.",
-    "layout.v2-layout": "A task in the agentcompass.task.v2 layout (details/<task>/).",
+    "layout.v2-layout": "An agentcompass.task.v3 task filed the v2 way (details/<task>/, no state folder).",
+    "layout.missing-run-info": "A run without run_info.json, without which AgentCompass will not resume or reuse it.",
     "layout.duplicate-task": "A task with more than one result folder.",
     "layout.task-folder-name": "A task folder not named <readable>--<sha256>.",
     "layout.task-hash": "A task folder whose hash is not the sha256 of its task_id.",

@@ -265,11 +265,16 @@ def _check_data(data: Any, kind: _kinds.Kind | None) -> Iterator[Finding]:
     schema_id = kind.schema_id(data)
     if schema_id is None:
         field = kind.version_field or ""
+        version = str(data[field])
+        if version in kind.rejected:
+            yield Finding("/" + field, "legacy.rejected-version", kind.rejected[version])
+            return
+        note = f"; {kind.unknown_version_note}" if kind.unknown_version_note else ""
         yield Finding(
             "/" + field,
             "schema.unknown-version",
-            f"{field} {quote(str(data[field]))} is not a version of {kind.name} this package knows; "
-            f"known: {', '.join(kind.versions)}",
+            f"{field} {quote(version)} is not a version of {kind.name} this package knows; "
+            f"known: {', '.join(kind.versions)}{note}",
         )
         return
     try:
@@ -359,6 +364,11 @@ def _scan_file(path: Path) -> Examined | None:
 
 def examine_source(source: Any, kind: _kinds.Kind | None) -> Examined:
     """The text or bytes of one document, or a parsed mapping."""
+    if kind is not None and kind.syntax == "jsonl" and isinstance(source, (str, bytes)):
+        from . import _jsonl
+
+        raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
+        return _jsonl.examine(raw, kind, None)
     return examine(document_of(source, kind), kind, None)
 
 
@@ -394,6 +404,8 @@ def _examine_file(path: Path, kind: _kinds.Kind | None, *, explicit: bool) -> Ex
     display = str(path)
     if kind is None:
         kind = _kinds.from_path(path)
+        if kind is not None:
+            kind = _kinds.in_context(kind, path)
     if not explicit and kind is None and path.suffix != ".json":
         return None
     syntax = kind.syntax if kind else _kinds.syntax_for(path)
@@ -404,6 +416,10 @@ def _examine_file(path: Path, kind: _kinds.Kind | None, *, explicit: bool) -> Ex
         raw, problem = read_bounded(path)
     if problem is not None:
         return examine(Document(None, None, syntax, (problem,), readable=False), kind, display)
+    if syntax == "jsonl":
+        from . import _jsonl
+
+        return _jsonl.examine(raw, kind, display)
     document = _documents.read(raw, syntax)
     # Inside a folder, a JSON file is an artifact only when its content says which; one that cannot be read
     # (broken, too deep, not UTF-8) is still one when the schema_version it declares says so.

@@ -13,7 +13,7 @@ from ._issues import Anchor, Finding
 from ._limits import current
 from ._pointers import Path, to_path, to_pointer
 
-Syntax = Literal["json", "toml"]
+Syntax = Literal["json", "toml", "jsonl"]
 
 
 @attrs.frozen

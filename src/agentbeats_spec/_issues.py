@@ -129,3 +129,29 @@ class WriteError(SpecError, OSError):
 
     def __str__(self) -> str:
         return str(self.strerror)
+
+
+class UnconvertibleAttempt(InvalidDocument):
+    """A v2 attempt that AgentCompass 1.0.1 cannot convert, so it refuses to read the task.
+
+    ``attempt`` is the attempt number, ``reason`` says why; ``issues`` holds every issue of the task.
+    """
+
+    def __init__(self, attempt: str, reason: str, issues: Sequence[Issue]) -> None:
+        self.attempt = attempt
+        self.reason = reason
+        super().__init__(issues)
+        self.args = (f"attempt {attempt} cannot be converted from agentcompass.task.v2: {reason}",)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class ArtifactsUnavailable(SpecError):
+    """Collected artifacts of a record cannot be copied into the run it is written to; nothing was written."""
+
+    def __init__(self, attempt: str, path: os.PathLike[str], reason: str) -> None:
+        self.attempt = attempt
+        self.path = path
+        self.reason = reason
+        super().__init__(f"attempt {attempt}: {path}: {reason}; nothing was written")

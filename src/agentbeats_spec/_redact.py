@@ -1,148 +1,224 @@
-"""Credential redaction: what a writer removes before a run folder is shared.
+"""The ``redact`` command and function: a copy fit to share, with exactly what ``scan`` finds removed.
 
-Values of credential-named members are replaced by a fixed placeholder, and credential shapes inside
-diagnostic text (bearer tokens, ``user:password@`` in URLs, ``sk-…`` keys) are masked. Evaluation facts
-(``metrics``, ``ground_truth``, ``final_answer``) and task identity are never altered: redaction must not
-change what was measured, nor turn a valid value into an invalid one.
+Every secret the scan reports (``_secrets.secrets_in``, ``_secrets.text_secrets``) becomes ``********`` and nothing
+else changes: a credential member's string as a whole, a credential shape where it sits inside any other string.
+Whatever the scan does not report stays, whatever its name: a table, an object, a list, a number or a boolean
+under a credential-like name, an ``eos_token``, a ``max_tokens``. Evaluation facts are reported by the scan and
+left as they are (redaction must not change what was measured).
+
+A file is edited at the characters of its secrets, so everything else (comments, order, spacing, escapes, a byte
+order mark, bytes that are not UTF-8 in a text file) comes out byte for byte; a file with nothing to redact comes
+out identical. The AgentCompass writer's own redaction, which ``write_task`` reproduces, is another thing with
+other names (``_persisted``).
 """
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
+from . import _documents, _json
+from ._issues import SpecError
+from ._pointers import to_pointer
+from ._secrets import NOTHING_ALLOWED, AllowList, Secret, secrets_in, text_secrets
+
 PLACEHOLDER = "********"
-EVALUATION_FACTS = frozenset({"metrics", "ground_truth", "final_answer"})
-
-_SEPARATORS = re.compile(r"[^a-z0-9]+")
-# Member names compare after lower-casing and turning every run of other characters into "_". These are the
-# reference writer's names: write_task must write what the AgentCompass writer writes.
-CREDENTIAL_NAMES = frozenset(
-    {"aksk", "token_id", "authorization", "cookie", "jwt", "password", "proxy_authorization", "set_cookie", "token"}
-)
-CREDENTIAL_SUFFIXES = ("_key", "_secret", "_token", "_jwt", "_password")
-# A few more that hold credentials just as often, redacted when a run is prepared for sharing.
-SHARING_NAMES = frozenset({"apikey", "secret", "passwd", "credential"})
-SHARING_SUFFIXES = ("_passwd", "_apikey", "_credential")
-NOT_CREDENTIAL_NAMES = frozenset({"wrap_api_key"})
-# Members whose every value is a credential (authentication, headers, environments handed to a task).
-CREDENTIAL_CONTAINERS = frozenset(
-    {
-        "auth", "authentication", "credentials", "headers", "env", "env_variables", "run_env_variables",
-        "evaluation_env_variables", "evaluation_environment_env_variables",
-    }
-)  # fmt: skip
-# A value that names where a secret comes from ("${OPENAI_API_KEY}") is not the secret.
-_REFERENCE = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*\}$")
-_IN_TEXT = (
-    (re.compile(r"(?i)(bearer\s+)[^\s\"'<>]+"), r"\1" + PLACEHOLDER),
-    (
-        re.compile(r"(?i)((?:api[_-]?key|token|secret|password|credential)[\"']?\s*[:=]\s*[\"']?)[^\s\"'&,}]+"),
-        r"\1" + PLACEHOLDER,
-    ),
-    (re.compile(r"(https?://)[^\s/@:]+:[^\s/@]+@"), r"\1" + PLACEHOLDER + "@"),
-    (re.compile(r"\bsk-[A-Za-z0-9_-]{12,}\b"), PLACEHOLDER),
-)
+_BOM = b"\xef\xbb\xbf"
 
 
-def normalized(name: str) -> str:
-    return _SEPARATORS.sub("_", name.strip().lower()).strip("_")
+def redact_data(value: Any, allow: AllowList = NOTHING_ALLOWED) -> Any:
+    """A copy of a parsed document with every secret the scan reports outside evaluation facts replaced."""
+    edits = _by_path(secret for secret in secrets_in(value, allow) if not secret.fact)
+    return _copy(value, (), edits)
 
 
-def is_credential_name(name: str, *, sharing: bool = False) -> bool:
-    key = normalized(name)
-    if key in NOT_CREDENTIAL_NAMES:
-        return False
-    if key in CREDENTIAL_NAMES or key.endswith(CREDENTIAL_SUFFIXES):
-        return True
-    return sharing and (key in SHARING_NAMES or key.endswith(SHARING_SUFFIXES))
+def _by_path(secrets: Iterable[Secret]) -> dict[tuple[str, ...], list[Secret]]:
+    edits: dict[tuple[str, ...], list[Secret]] = {}
+    for secret in secrets:
+        edits.setdefault(secret.path, []).append(secret)
+    return edits
 
 
-def is_placeholder(value: Any) -> bool:
-    """Nothing to hide: empty, already masked, or a reference to where the secret is kept."""
-    if value is None or value == "":
-        return True
-    if not isinstance(value, str):
-        return False
-    stripped = value.strip()
-    return set(stripped) <= {"*"} or bool(_REFERENCE.match(stripped))
-
-
-def redact(value: Any, *, sharing: bool = False) -> Any:
-    """A redacted copy of a JSON value: every credential member's value becomes the placeholder.
-
-    By default exactly as the reference writer redacts (``write_task`` must write what it writes). With
-    ``sharing``, for a copy fit to share: a few more credential names, credential shapes masked in every string,
-    and members named ``metrics``, ``ground_truth`` or ``final_answer`` copied as they are at any depth (they are
-    evaluation facts: a secret in one is reported by the scan, never changed).
-    """
+def _copy(value: Any, path: tuple[str, ...], edits: dict[tuple[str, ...], list[Secret]]) -> Any:
+    if path in edits:
+        return _masked(value, edits[path])
     if isinstance(value, dict):
-        result = {}
-        for key, item in value.items():
-            if sharing and key in EVALUATION_FACTS:
-                result[key] = item
-            elif normalized(key) in CREDENTIAL_CONTAINERS:
-                result[key] = _redact_all(item)
-            elif is_credential_name(key, sharing=sharing):
-                result[key] = _secret(item)
-            else:
-                result[key] = redact(item, sharing=sharing)
-        return result
+        return {key: _copy(item, (*path, key), edits) for key, item in value.items()}
     if isinstance(value, list):
-        return [redact(item, sharing=sharing) for item in value]
-    if sharing and isinstance(value, str):
-        from ._secrets import mask_shapes
-
-        return mask_shapes(value, PLACEHOLDER)
+        return [_copy(item, (*path, str(index)), edits) for index, item in enumerate(value)]
     return value
 
 
-def mask_text(text: str) -> str:
-    for pattern, replacement in _IN_TEXT:
-        text = pattern.sub(replacement, text)
-    return text
+def _masked(value: str, secrets: list[Secret]) -> str:
+    spans = [secret.span for secret in secrets]
+    if any(span is None for span in spans):
+        return PLACEHOLDER
+    result, last = [], 0
+    for start, end in _merged(span for span in spans if span is not None):
+        result += [value[last:start], PLACEHOLDER]
+        last = end
+    return "".join([*result, value[last:]])
 
 
-def _secret(value: Any) -> Any:
-    return value if is_placeholder(value) else PLACEHOLDER
+def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
-def _redact_all(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _redact_all(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_redact_all(item) for item in value]
-    return _secret(value)
+def redact_file(path: Path, raw: bytes, allow: AllowList = NOTHING_ALLOWED) -> tuple[bytes, str | None]:
+    """The redacted bytes of a file the scan searches, and a note for the user when there is one.
 
-
-def redact_attempt(payload: dict[str, Any]) -> dict[str, Any]:
-    """An attempt payload with everything but its evaluation facts redacted.
-
-    Free text is masked only where it is diagnostics (issue messages, ``execution_diagnostics``); a
-    trajectory's text is what the agent saw and said, and is left as it was.
+    A ``.json`` or ``.toml`` file is redacted as a document when it can be read, otherwise as text, as ``scan``
+    searches it. Raises :class:`SpecError` for a file it must not touch: binary, or a JSON document with a
+    duplicate member (the value it hides is seen by no scan).
     """
-    result = {key: item if key in EVALUATION_FACTS else redact(item) for key, item in payload.items()}
-    issues = result.get("issues")
-    if isinstance(issues, list):
-        result["issues"] = [
-            {**issue, "message": mask_text(issue["message"])}
-            if isinstance(issue, dict) and isinstance(issue.get("message"), str)
-            else issue
-            for issue in issues
-        ]
-    artifacts = result.get("artifacts")
-    if isinstance(artifacts, dict) and isinstance(artifacts.get("execution_diagnostics"), str):
-        result["artifacts"] = {**artifacts, "execution_diagnostics": mask_text(artifacts["execution_diagnostics"])}
-    return result
+    if path.suffix in (".json", ".toml"):
+        syntax: _documents.Syntax = "toml" if path.suffix == ".toml" else "json"
+        document = _documents.read(raw, syntax)
+        duplicate = next((finding for finding in document.findings if finding.code == "json.duplicate-key"), None)
+        if document.readable and duplicate is None:
+            return redact_document(document, raw, allow), None
+        first = duplicate or next((finding for finding in document.findings if finding.severity == "error"), None)
+        where = f":{first.line}:{first.column}" if first is not None and first.line else ""
+        reason = first.message if first is not None else "unreadable"
+        if duplicate is not None:
+            raise SpecError(f"{path}{where}: {reason}; the value it hides cannot be checked: not redacted")
+        note: str | None = f"{path}{where}: not a readable {syntax.upper()} document ({reason}); redacted as text"
+    else:
+        note = None
+    if b"\x00" in raw[:8192]:
+        raise SpecError(f"{path}: a binary file, which scan does not search: not redacted")
+    return redact_text_bytes(raw, allow), note
 
 
-def redact_task_detail(record: dict[str, Any]) -> dict[str, Any]:
-    """A task detail record redacted the way the AgentCompass writer persists it."""
-    result = dict(record)
-    attempts = record.get("attempts")
-    if isinstance(attempts, dict):
-        result["attempts"] = {
-            number: redact_attempt(payload) if isinstance(payload, dict) else payload
-            for number, payload in attempts.items()
-        }
-    return result
+def redact_text_bytes(raw: bytes, allow: AllowList = NOTHING_ALLOWED) -> bytes:
+    """A text file with every credential shape the scan finds replaced; every other byte as it was."""
+    text = raw.decode("utf-8", "surrogateescape")
+    edits = [(offset, offset + len(secret)) for _, _, offset, _, secret in text_secrets(text, allow)]
+    return _edited(text, [(start, end, PLACEHOLDER) for start, end in _merged(edits)]).encode(
+        "utf-8", "surrogateescape"
+    )
+
+
+def redact_document(document: _documents.Document, raw: bytes, allow: AllowList = NOTHING_ALLOWED) -> bytes:
+    """A JSON or TOML document's bytes with every secret the scan reports (outside facts) replaced in place."""
+    edits = _by_path(secret for secret in secrets_in(document.data, allow) if not secret.fact)
+    if not edits:
+        return raw
+    text = document.text
+    assert text is not None  # a document read from bytes keeps its source
+    if document.syntax == "json":
+        located = _json.locate(text, set(edits))
+    else:
+        from . import _toml
+
+        located = _toml.locate(text, set(edits))
+    replacements = []
+    for path, secrets in edits.items():
+        place = located.get(path)
+        if place is None:
+            raise SpecError(f"the secret at {to_pointer(path) or '/'} cannot be placed in the source; not redacted")
+        start = place[1]
+        end = _token_end(text, start, document.syntax)
+        value = _value_at(document.data, path)
+        replacements.append((start, end, _token(text[start:end], value, secrets, document.syntax)))
+    edited = _edited(text, sorted(replacements)).encode("utf-8")
+    return _BOM + edited if raw.startswith(_BOM) else edited
+
+
+def _value_at(data: Any, path: tuple[str, ...]) -> Any:
+    for token in path:
+        data = data[int(token)] if isinstance(data, list) else data[token]
+    return data
+
+
+def _edited(text: str, replacements: list[tuple[int, int, str]]) -> str:
+    parts, last = [], 0
+    for start, end, replacement in replacements:
+        parts += [text[last:start], replacement]
+        last = end
+    return "".join([*parts, text[last:]])
+
+
+def _token_end(text: str, start: int, syntax: str) -> int:
+    if syntax == "json":
+        end: int = _json.scanstring(text, start + 1, True)[1]
+        return end
+    from . import _toml
+
+    if text[start] in "\"'":
+        cursor = _toml._Cursor(text)
+        cursor.pos = start
+        cursor.skip_string()
+        return cursor.pos
+    match = _toml._SCALAR.match(text, start)  # a date or time read as a string (toml.type)
+    return match.end() if match else start + 1
+
+
+def _token(token: str, value: str, secrets: list[Secret], syntax: str) -> str:
+    """The replacement of a string token: the secrets' characters replaced, every escape elsewhere kept."""
+    if any(secret.span is None for secret in secrets):
+        return f'"{PLACEHOLDER}"'
+    spans = _merged(secret.span for secret in secrets if secret.span is not None)
+    offsets = _offsets(token, syntax)
+    if offsets is None or len(offsets) != len(value) + 1:
+        return _basic_string(_masked(value, secrets), syntax)
+    parts, last = [], 0
+    for start, end in spans:
+        parts += [token[last : offsets[start]], PLACEHOLDER]
+        last = offsets[end]
+    return "".join([*parts, token[last:]])
+
+
+_ESCAPE_LENGTH = {"u": 6, "U": 10, "x": 4}
+
+
+def _offsets(token: str, syntax: str) -> list[int] | None:
+    """The offset in the token of each character of the string it stands for, and of its closing quote.
+
+    None for what is not worth mapping (TOML multi-line strings: line-ending backslashes and trimmed first
+    newlines); such a token is written anew as a basic string.
+    """
+    if token.startswith(('"""', "'''")):
+        return None
+    offsets, index, end = [], 1, len(token) - 1
+    literal = token.startswith("'")
+    while index < end:
+        offsets.append(index)
+        if literal or token[index] != "\\":
+            index += 1
+            continue
+        letter = token[index + 1]
+        step = _ESCAPE_LENGTH.get(letter, 2)
+        if syntax == "json" and letter == "u" and _pair(token, index):
+            step = 12
+        index += step
+    return [*offsets, end]
+
+
+def _pair(token: str, index: int) -> bool:
+    """A JSON surrogate pair written as two escapes, which stands for one character."""
+    high = int(token[index + 2 : index + 6], 16)
+    if not 0xD800 <= high < 0xDC00 or token[index + 6 : index + 8] != "\\u":
+        return False
+    low = token[index + 8 : index + 12]
+    return len(low) == 4 and 0xDC00 <= int(low, 16) < 0xE000
+
+
+_UNWRITABLE = re.compile("[\x7f\ud800-\udfff]")
+
+
+def _basic_string(value: str, syntax: str) -> str:
+    """A string written anew: JSON's escapes, which TOML basic strings share (DEL and surrogates escaped)."""
+    text = json.dumps(value, ensure_ascii=False)
+    if syntax == "toml":
+        return _UNWRITABLE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    return re.sub("[\ud800-\udfff]", lambda match: f"\\u{ord(match.group()):04x}", text)

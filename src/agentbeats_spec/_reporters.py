@@ -9,7 +9,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 from urllib.parse import quote as quote_uri
 
 from ._codes import describe
@@ -17,6 +17,9 @@ from ._core import Report
 from ._issues import Issue
 from ._text import printable
 from ._version import __version__
+
+if TYPE_CHECKING:
+    from ._migrate import Migration
 
 CONTEXT_WIDTH = 100
 
@@ -288,3 +291,20 @@ def _uri(file: str | None, base: Path | None) -> str:
     except ValueError:
         return "file://" + quote_uri(os.fsencode(path.as_posix()))
     return quote_uri(os.fsencode(relative.as_posix()))
+
+
+def migration(done: Migration, out: TextIO) -> None:
+    """What ``migrate`` did: a line per task converted or refused, then the counts."""
+    would = "would convert" if done.dry_run else "converted"
+
+    def shown(text: str) -> str:
+        return printable(text, controls=True)
+
+    for old, new in done.converted:
+        out.write(f"{would:<13}  {shown(old.as_posix())} -> {shown(new.as_posix())}\n")
+    for refused in done.refused:
+        out.write(f"{'refused':<13}  {shown(refused.task.as_posix())}: {shown(refused.reason)}\n")
+    where = "(dry run, nothing written)" if done.dry_run else f"in {shown(str(done.run))}"
+    out.write(
+        f"{len(done.converted)} converted, {len(done.already_v3)} already v3, {len(done.refused)} refused {where}\n"
+    )

@@ -18,6 +18,11 @@ def serialize(data: Any, syntax: Syntax) -> bytes:
         import tomli_w
 
         return tomli_w.dumps(data).encode("utf-8")
+    if syntax == "jsonl":  # one record per line, as AgentCompass appends them
+        records = data if isinstance(data, list) else [data]
+        return "".join(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n" for record in records).encode(
+            "utf-8", "surrogatepass"
+        )
     text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     try:
         return text.encode("utf-8")

@@ -19,11 +19,11 @@ from typing import Any
 import attrs
 
 from . import _reporters
-from ._api import kinds, redact, schema
+from ._api import kinds, schema
 from ._bundle import bundle
-from ._core import CheckFailed, Report, document_of, read_bounded
+from ._core import CheckFailed, Report, read_bounded
 from ._issues import SpecError
-from ._kinds import KINDS, syntax_for
+from ._kinds import KINDS
 from ._kinds import get as get_kind
 from ._limits import GIB, Limits, current, scanning, using
 from ._version import __version__
@@ -84,15 +84,21 @@ def _parser() -> argparse.ArgumentParser:
 
     redact_ = commands.add_parser(
         "redact",
-        help="write a copy of a document with its credentials replaced by ********",
-        description="Redact one JSON or TOML document: credential members and credential shapes in strings "
-        "become ********; metrics, ground_truth and final_answer stay as they are. Prints the result unless "
-        "--output or --in-place is given; files are written atomically.",
+        help="write a copy of a file with what scan finds replaced by ********",
+        description="Redact one file: exactly what `scan` finds in it becomes ******** (a credential member's "
+        "string, a credential shape inside any other string) and every other byte stays as it was, comments "
+        "included; metrics, ground_truth and final_answer stay as they are. JSON and TOML documents and text "
+        "files. Prints the result unless --output or --in-place is given; files are written atomically.",
     )
     redact_.add_argument("path", metavar="PATH", type=Path)
     where = redact_.add_mutually_exclusive_group()
-    where.add_argument("-o", "--output", type=Path, help="write the redacted document here")
+    where.add_argument("-o", "--output", type=Path, help="write the redacted file here")
     where.add_argument("--in-place", action="store_true", help="replace the file itself")
+    redact_.add_argument(
+        "--allow-list",
+        type=Path,
+        help=f"fingerprints of reviewed findings to leave, one per line (default: ./{ALLOW_LIST} if present)",
+    )
     _limit_options(redact_)
 
     l1 = commands.add_parser(
@@ -104,6 +110,20 @@ def _parser() -> argparse.ArgumentParser:
     l1.add_argument("--strict", action="store_true", help="treat warnings as errors")
     l1.add_argument("--no-context", action="store_true", help="do not show the source line under each issue")
     _limit_options(l1)
+
+    migrate = commands.add_parser(
+        "migrate",
+        help="rewrite the agentcompass.task.v2 tasks of a run as v3; exit 1 when a task could not be converted",
+        description="Rewrite every agentcompass.task.v2 task of an AgentCompass run as agentcompass.task.v3, filed in "
+        "its state folder, exactly as AgentCompass 1.0.1 reads it; checkpoints, artifacts and retry archives move "
+        "with it. A task that cannot be converted is left as it was and listed with the reason. Every file is "
+        "written atomically; an interrupted migration loses nothing and the next one finishes it.",
+    )
+    migrate.add_argument("run", metavar="RUN", type=Path)
+    target = migrate.add_mutually_exclusive_group()
+    target.add_argument("-o", "--output", type=Path, metavar="NEW", help="write a migrated copy of RUN to NEW")
+    target.add_argument("--in-place", action="store_true", help="rewrite RUN itself")
+    migrate.add_argument("--dry-run", action="store_true", help="say what would be done; write nothing")
 
     commands.add_parser("kinds", help="list the artifact kinds, their files and schema versions")
 
@@ -241,6 +261,8 @@ def _run(arguments: argparse.Namespace) -> int:
         return _redact(arguments)
     if command == "check-l1":
         return _check_l1(arguments)
+    if command == "migrate":
+        return _migrate(arguments)
     if command == "kinds":
         return _kinds()
     return _schema(arguments)
@@ -343,20 +365,17 @@ def _redact(arguments: argparse.Namespace) -> int:
     raw, problem = read_bounded(path)
     if problem is not None:
         raise SpecError(f"{path}: {problem.message}")
-    syntax = syntax_for(path)
-    document = document_of(raw, get_kind("abv3-repo") if syntax == "toml" else None)
-    errors = [finding for finding in document.findings if finding.severity == "error"]
-    if errors or not document.readable:
-        first = errors[0] if errors else None
-        where = f":{first.line}:{first.column}" if first and first.line else ""
-        raise SpecError(f"{path}{where}: cannot be read ({first.message if first else 'unreadable'}); not redacted")
-    from . import _write
+    from . import _redact, _write
 
-    content = _write.serialize(redact(document.data), syntax)
+    content, note = _redact.redact_file(path, raw, _allow_list(arguments.allow_list))
+    if note is not None:
+        print(f"agentbeats-spec: warning: {note}", file=sys.stderr)
     if arguments.in_place or arguments.output:
         _write.write_atomic(path if arguments.in_place else arguments.output, content)
     else:
-        sys.stdout.write(content.decode("utf-8"))
+        sys.stdout.flush()
+        sys.stdout.buffer.write(content)
+        sys.stdout.buffer.flush()
     return EXIT_VALID
 
 
@@ -369,6 +388,16 @@ def _check_l1(arguments: argparse.Namespace) -> int:
     _reporters.l1_summary(report, repository, sys.stdout)
     _reporters.text(report, sys.stdout, context=not arguments.no_context, strict=arguments.strict)
     return _exit_code(report, arguments.strict)
+
+
+def _migrate(arguments: argparse.Namespace) -> int:
+    from ._migrate import migrate_run
+
+    if _missing([arguments.run]):
+        return EXIT_USAGE
+    done = migrate_run(arguments.run, arguments.output, in_place=arguments.in_place, dry_run=arguments.dry_run)
+    _reporters.migration(done, sys.stdout)
+    return EXIT_VALID if done.complete else EXIT_INVALID
 
 
 def _kinds() -> int:

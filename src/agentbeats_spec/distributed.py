@@ -28,7 +28,7 @@ from ._limits import Limits, using
 __all__ = ["check_unit", "units", "validate_with_dask"]
 
 _STATES = ("running", "normal", "error", "fatal")
-_ARTIFACT_SUFFIXES = (".json", ".toml")
+_ARTIFACT_SUFFIXES = (".json", ".toml", ".jsonl")
 
 
 def _filesystem(url: str, storage_options: Mapping[str, Any] | None) -> tuple[Any, str]:
@@ -86,8 +86,13 @@ def check_unit(url: str, storage_options: Mapping[str, Any] | None = None, limit
             fs.get(path.rstrip("/") + "/", str(local), recursive=True)
         else:
             fs.get(path, str(local))
+        # A run-level file copied alone has no run root beside it to tell its kind by: its name does.
+        from . import _kinds
+        from .layouts.agentcompass import RUN_FILES
+
+        kind = _kinds.KINDS[RUN_FILES[local.name]] if local.name in RUN_FILES else None
         with using(limits):
-            found = check_paths([local]).issues
+            found = check_paths([local], kind).issues
         prefix = str(local)
         remote = posixpath.join(*parts) if not path.startswith("/") else path
         return [

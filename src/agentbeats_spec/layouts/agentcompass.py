@@ -34,6 +34,8 @@ _ARCHIVE = re.compile(r"^[0-9a-f]{32}$")
 _TEMPORARY = re.compile(r"^\..*\.tmp$|^\.tmp\.")
 _RETRY_NAME_REST = re.compile(r"([1-9][0-9]*)\.(.+)\.json$")  # after "<task>.attempt<n>.retry"
 
+CURRENT_TASK = "agentcompass.task.v3"
+LEGACY_TASK = "agentcompass.task.v2"
 TASK = _kinds.KINDS["agentcompass-task"]
 ATTEMPT = _kinds.KINDS["agentcompass-attempt"]
 RETRY = _kinds.KINDS["agentcompass-retry"]
@@ -51,6 +53,7 @@ def task_folder_name(task_id: str) -> str:
 def detect(folder: Path) -> bool:
     return (
         is_folder(folder / "details")
+        or is_file(folder / "run_info.json")
         or (folder.name == "details" and _looks_like_details(folder))
         or exists(folder / "task.json")
     )
@@ -64,12 +67,60 @@ def _looks_like_details(folder: Path) -> bool:
 
 
 def check(folder: Path, collector: Collector, others: list[Any] | None = None) -> None:
-    if is_folder(folder / "details"):
-        _check_details(folder / "details", folder, collector)
+    if is_folder(folder / "details") or is_file(folder / "run_info.json"):
+        _check_run_root(folder, collector, others or [])
+        if is_folder(folder / "details"):
+            _check_details(folder / "details", folder, collector)
     elif folder.name == "details":
         _check_details(folder, folder.parent, collector)
     else:
         check_task(folder, collector)
+
+
+# The files AgentCompass 1.0.1 writes at a run root, by kind; summary.md and analysis_summary.md are text.
+RUN_FILES = {
+    "run_info.json": "agentcompass-run-info",
+    "params.json": "agentcompass-params",
+    "metrics.json": "agentcompass-metrics",
+    "analysis_summary.json": "agentcompass-analysis-summary",
+    "progress.json": "agentcompass-progress",
+    "progress.jsonl": "agentcompass-progress-events",
+}
+RUN_TEXT_FILES = ("summary.md", "analysis_summary.md")
+MIGRATION_STAGING = ".agentbeats-spec-migrate"
+
+
+def _check_run_root(root: Path, collector: Collector, others: list[Any]) -> None:
+    """The run-level files beside details/; anything else at the root is walked as any folder is."""
+    from . import check_folder
+
+    if not is_file(root / "run_info.json"):
+        collector.about(
+            root,
+            "layout.missing-run-info",
+            "the run has no run_info.json: AgentCompass 1.0.1 refuses to resume, reuse, summarize or analyze it "
+            "(it can still read its tasks one by one)",
+            "warning",
+        )
+    for entry in entries(root, collector, root):
+        if entry.name == "details" and entry.is_folder:
+            continue
+        if entry.name in RUN_FILES and not entry.is_folder:
+            collector.add(examine_file(entry.path, _kinds.KINDS[RUN_FILES[entry.name]], explicit=True))
+        elif entry.name == MIGRATION_STAGING:
+            collector.about(
+                entry.path,
+                "layout.temporary-file",
+                "left by an interrupted `agentbeats-spec migrate`; run it again to finish or undo what it started",
+                "warning",
+            )
+        elif _TEMPORARY.match(entry.name):
+            _unexpected_file(entry, collector, "")
+        elif entry.is_folder:
+            if not any(layout.detect(entry.path) for layout in others):
+                check_folder(entry.path, None, collector, root)
+        elif entry.name not in RUN_TEXT_FILES:
+            collector.add(examine_file(entry.path, None, explicit=False))
 
 
 def _place_of(task: Path) -> tuple[str | None, Path | None]:
@@ -101,12 +152,6 @@ def _check_details(details: Path, root: Path, collector: Collector) -> None:
                 seen[task.name] = task.path
                 collector.defer(task_unit, task.path, entry.name, root)
         elif is_file(entry.path / "task.json"):
-            collector.about(
-                entry.path,
-                "layout.v2-layout",
-                "details/<task>/ is the agentcompass.task.v2 layout; v3 files tasks under details/<state>/",
-                "warning",
-            )
             if entry.name in seen:
                 collector.about(entry.path, "layout.duplicate-task", f"the same task also has {seen[entry.name]}")
             seen[entry.name] = entry.path
@@ -154,6 +199,18 @@ def _check_task(task: Path, state: str | None, root: Path | None, collector: Col
     data = index.document.data if index.document.readable and isinstance(index.document.data, dict) else {}
     task_id = data.get("task_id") if isinstance(data.get("task_id"), str) else None
     _check_task_name(task, task_id, collector)
+    version = data.get("schema_version")
+    legacy = version == LEGACY_TASK
+    known = isinstance(version, str) and version in ATTEMPT.versions
+    attempt_kind = _kinds.pinned(ATTEMPT, str(version)) if known else ATTEMPT
+    if state is None and root is not None and version == CURRENT_TASK:
+        collector.about(
+            task,
+            "layout.v2-layout",
+            "an agentcompass.task.v3 task filed the v2 way, directly in details/; v3 files tasks under "
+            "details/<state>/ (normal, error or fatal once finished, running before)",
+            "warning",
+        )
 
     listing = entries(task, collector, root or task)
     folders = {entry.name: entry for entry in listing if entry.is_folder}
@@ -194,9 +251,9 @@ def _check_task(task: Path, state: str | None, root: Path | None, collector: Col
     results: dict[str, Examined | None] = {}
     for key, name in mapped.items():
         number = int(key) if key.isdigit() else None
-        results[key] = _check_attempt(folders[name].path, number, task_id, task.name, root, collector)
+        results[key] = _check_attempt(folders[name].path, number, task_id, task.name, root, collector, attempt_kind)
 
-    if state in FINAL_STATES:
+    if state in FINAL_STATES and not legacy:  # a v2 attempt's issues are derived on read, not stored
         if not any(member in data for member in SHARED):
             findings.append(
                 Finding(
@@ -265,12 +322,18 @@ def _state_of(results: dict[str, Examined | None]) -> str | None:
 
 
 def _check_attempt(
-    folder: Path, number: int | None, task_id: str | None, task_name: str, root: Path | None, collector: Collector
+    folder: Path,
+    number: int | None,
+    task_id: str | None,
+    task_name: str,
+    root: Path | None,
+    collector: Collector,
+    kind: _kinds.Kind = ATTEMPT,
 ) -> Examined | None:
     listing = {entry.name: entry for entry in entries(folder, collector, root or folder)}
     result = None
     if "result.json" in listing and not listing["result.json"].is_folder:
-        result = examine_file(folder / "result.json", ATTEMPT, explicit=True)
+        result = examine_file(folder / "result.json", kind, explicit=True)
     if "checkpoint.json" in listing and not listing["checkpoint.json"].is_folder:
         _check_checkpoint(folder / "checkpoint.json", collector)
     findings: list[Finding] = []

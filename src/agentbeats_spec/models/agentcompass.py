@@ -13,7 +13,10 @@ from .._modelkit import ABSENT, Absent, short_repr
 from .actf import Trajectory
 
 __all__ = [
+    "ActiveTask",
     "AnalysisEntry",
+    "AnalysisRow",
+    "AnalysisSummary",
     "ArtifactEntry",
     "Artifacts",
     "AttemptPayload",
@@ -22,10 +25,39 @@ __all__ = [
     "DeclaredArtifacts",
     "ExecutionIssue",
     "Meta",
+    "MetricArtifacts",
+    "MetricArtifactsReport",
+    "MetricBreakdown",
+    "MetricReport",
+    "MetricSeries",
+    "ParamsBenchmark",
+    "ParamsOutput",
+    "ProgressEvent",
+    "ProgressSnapshot",
+    "ResolvedPlans",
     "RetryRecord",
+    "ReusedFrom",
+    "RunInfo",
+    "RunParams",
+    "SeriesCounts",
     "TaskDetail",
     "TaskIndex",
 ]
+
+
+@attrs.define(kw_only=True)
+class ActiveTask:
+    """ActiveTask
+
+    Generated from ``agentcompass/progress.v1.json#/properties/active_tasks/additionalProperties``.
+    """
+
+    category: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
+    phase: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
+    attempt: int | Absent | None = attrs.field(default=ABSENT)
+    updated_at: int | float | Absent = attrs.field(default=ABSENT)
+    details: dict[str, Any] | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
 @attrs.define(kw_only=True)
@@ -45,6 +77,42 @@ class AnalysisEntry:
 
 
 @attrs.define(kw_only=True)
+class AnalysisRow:
+    """Analyzer counts in one category ("__overall__" for all).
+
+    Generated from ``agentcompass/analysis-summary.v1.json#/$defs/row``.
+    """
+
+    category: str = attrs.field(repr=short_repr)
+    analyzer: str = attrs.field(repr=short_repr)
+    total: int
+    badcase_count: int
+    error_count: int
+    badcase_ratio: int | float
+    avg_score: int | float | None
+    items: list[str] | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
+class AnalysisSummary:
+    """Analyzer results aggregated over the run's tasks, written at the run root by AgentCompass 1.0.1 beside
+    analysis_summary.md: counts per category and analyzer, and the distributions analyzers declare.
+
+    Generated from ``agentcompass/analysis-summary.v1.json#``.
+    """
+
+    __kind__: ClassVar[str] = "agentcompass-analysis-summary"
+
+    per_category_per_analyzer: list[AnalysisRow] = attrs.field(repr=short_repr)
+    per_category_overall: list[AnalysisRow] = attrs.field(repr=short_repr)
+    overall_per_analyzer: list[AnalysisRow] = attrs.field(repr=short_repr)
+    overall: list[AnalysisRow] = attrs.field(repr=short_repr)
+    distributions: dict[str, dict[str, dict[str, dict[str, Any]]]] = attrs.field(repr=short_repr)
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
 class ArtifactEntry:
     """One declared artifact. destination is relative to the attempt's artifacts/ folder.
 
@@ -53,7 +121,7 @@ class ArtifactEntry:
 
     source: str = attrs.field(repr=short_repr)
     destination: str = attrs.field(repr=short_repr)
-    status: Literal["pending", "collected", "missing", "excluded"]
+    status: Literal["pending", "collecting", "collected", "missing", "excluded", "failed", "cancelled", "not_collected"]
     kind: Literal["file", "directory"] | Absent = attrs.field(default=ABSENT)
     unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
@@ -175,6 +243,189 @@ class Meta:
 
 
 @attrs.define(kw_only=True)
+class MetricArtifacts:
+    """What produced the current metrics.json and summary.md.
+
+    Generated from ``agentcompass/run-info.v3.json#/properties/metric_artifacts``.
+    """
+
+    generated_at: str = attrs.field(repr=short_repr)
+    source: Literal["evaluation", "summary"]
+    report: MetricArtifactsReport
+    benchmark_params_override: dict[str, Any] | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
+class MetricArtifactsReport:
+    """MetricArtifactsReport
+
+    Generated from ``agentcompass/run-info.v3.json#/properties/metric_artifacts/properties/report``.
+    """
+
+    k: int
+    strategy: str = attrs.field(repr=short_repr)
+    aggregation: Literal["micro_weighted", "category_mean", "category_hierarchy"]
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
+class MetricBreakdown:
+    """A category or hierarchy node: its value and its own coverage.
+
+    Generated from ``agentcompass/metrics.v1.json#/$defs/breakdown``.
+    """
+
+    value: int | float | None
+    reference_value: int | float | None
+    counts: SeriesCounts
+    aggregation_weight: int | float | None
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
+class MetricReport:
+    """The canonical run-level metric report that AgentCompass 1.0.1 writes at the run root (a MetricReport): the
+    attempt plan, how the series were aggregated, and every standard and benchmark-derived series with its
+    coverage. summary.md renders the same report.
+
+    Generated from ``agentcompass/metrics.v1.json#``.
+    """
+
+    __kind__: ClassVar[str] = "agentcompass-metrics"
+
+    k: int
+    strategy: str = attrs.field(repr=short_repr)
+    aggregation: Literal["micro_weighted", "category_mean", "category_hierarchy"]
+    series: list[MetricSeries] = attrs.field(repr=short_repr)
+    evaluation_failed: bool
+    extra: dict[str, Any] = attrs.field(repr=short_repr)
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
+class MetricSeries:
+    """One run-level metric/reducer value and its auditable breakdowns. series_id is <metric_id>.<reducer>@<k>.
+
+    Generated from ``agentcompass/metrics.v1.json#/$defs/series``.
+    """
+
+    series_id: str = attrs.field(repr=short_repr)
+    metric_id: str = attrs.field(repr=short_repr)
+    kind: Literal["binary_success", "scalar"]
+    reducer: str = attrs.field(repr=short_repr)
+    role: Literal["headline", "auxiliary"]
+    aggregation: str = attrs.field(repr=short_repr)
+    display: Any = attrs.field(repr=short_repr)
+    k: int
+    value: int | float | None
+    reference_value: int | float | None
+    counts: SeriesCounts
+    categories: dict[str, MetricBreakdown] = attrs.field(repr=short_repr)
+    hierarchy: dict[str, MetricBreakdown] = attrs.field(repr=short_repr)
+    extra: dict[str, Any] = attrs.field(repr=short_repr)
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
+class ParamsBenchmark:
+    """ParamsBenchmark
+
+    Generated from ``agentcompass/params.v1.json#/properties/benchmark``.
+    """
+
+    id: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    params: dict[str, Any] | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
+class ParamsOutput:
+    """ParamsOutput
+
+    Generated from ``agentcompass/params.v1.json#/properties/output``.
+    """
+
+    run_name: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    run_id: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
+class ProgressEvent:
+    """One progress event, as AgentCompass 1.0.1 appends it to progress.jsonl: one JSON object per line, every
+    member present.
+
+    Generated from ``agentcompass/progress-event.v1.json#``.
+    """
+
+    __kind__: ClassVar[str] = "agentcompass-progress-events"
+
+    run_id: str = attrs.field(repr=short_repr)
+    event: str = attrs.field(repr=short_repr)
+    timestamp: int | float
+    task_id: str | None = attrs.field(repr=short_repr)
+    category: str | None = attrs.field(repr=short_repr)
+    attempt: int | None
+    phase: str | None = attrs.field(repr=short_repr)
+    status: str | None = attrs.field(repr=short_repr)
+    payload: dict[str, Any] = attrs.field(repr=short_repr)
+    orchestration_id: str | None = attrs.field(repr=short_repr)
+    request_key: str | None = attrs.field(repr=short_repr)
+    request_name: str | None = attrs.field(repr=short_repr)
+    request_index: int | None
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
+class ProgressSnapshot:
+    """The latest progress of a run, replaced atomically by AgentCompass 1.0.1 after every progress event;
+    progress.jsonl keeps the events themselves.
+
+    Generated from ``agentcompass/progress.v1.json#``.
+    """
+
+    __kind__: ClassVar[str] = "agentcompass-progress"
+
+    run_id: str = attrs.field(repr=short_repr)
+    benchmark: str | None = attrs.field(repr=short_repr)
+    harness: str | None = attrs.field(repr=short_repr)
+    environment: str | None = attrs.field(repr=short_repr)
+    model: str | None = attrs.field(repr=short_repr)
+    status: str = attrs.field(repr=short_repr)
+    total_tasks: int
+    reused_tasks: int
+    pending_tasks: int
+    running_tasks: int
+    finished_tasks: int
+    completed_tasks: int
+    failed_tasks: int
+    error_tasks: int
+    warning_tasks: int
+    skipped_tasks: int
+    attempts_started: int
+    attempts_finished: int
+    partials_saved: int
+    current_phase_counts: dict[str, int] = attrs.field(repr=short_repr)
+    active_tasks: dict[str, ActiveTask] = attrs.field(repr=short_repr)
+    elapsed_seconds: int | float
+    updated_at: int | float
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
+class ResolvedPlans:
+    """ResolvedPlans
+
+    Generated from ``agentcompass/run-info.v3.json#/properties/resolved_execution_plans/additionalProperties``.
+    """
+
+    attempts: dict[str, dict[str, Any]] = attrs.field(repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
 class RetryRecord:
     """Written before the current logical attempt is rerun, when a failure matches the retry policy and budget
     remains. Stored in attempt-<n>/retries/<task-dir-name>.attempt<n>.retry<r>.<stage>.json. Diagnostic only: it
@@ -197,6 +448,77 @@ class RetryRecord:
     matched_pattern: str = attrs.field(repr=short_repr)
     issues: list[ExecutionIssue] = attrs.field(repr=short_repr)
     discarded_result: dict[str, Any] = attrs.field(repr=short_repr)
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
+class ReusedFrom:
+    """The run whose task results this run reuses.
+
+    Generated from ``agentcompass/run-info.v3.json#/properties/reused_from``.
+    """
+
+    run_id: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    path: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
+class RunInfo:
+    """Written at the run root when a run is created: its identity, when it started and the request that made it
+    (sanitized and redacted). Later writes add the per-task resolved execution plans, the terminal status and
+    the provenance of the metric artifacts. AgentCompass 1.0.1 refuses to resume, reuse, summarize or analyze a
+    run whose run_info.json is missing, has another schema_version, lacks a non-empty run_id or lacks a request
+    object.
+
+    Generated from ``agentcompass/run-info.v3.json#``.
+    """
+
+    __kind__: ClassVar[str] = "agentcompass-run-info"
+
+    schema_version: Literal["agentcompass.run_info.v3"]
+    run_id: str = attrs.field(repr=short_repr)
+    started_at: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    request: dict[str, Any] = attrs.field(repr=short_repr)
+    reused_from: ReusedFrom | Absent = attrs.field(default=ABSENT)
+    resolved_execution_plans: dict[str, ResolvedPlans] | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    status: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    finished_at: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    error: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    metric_artifacts: MetricArtifacts | Absent = attrs.field(default=ABSENT)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr)
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
+class RunParams:
+    """The sanitized parameters of a run, written at its root by AgentCompass 1.0.1 when results are saved:
+    sensitive values redacted, internal (_-prefixed) and empty values left out, keys sorted.
+
+    Generated from ``agentcompass/params.v1.json#``.
+    """
+
+    __kind__: ClassVar[str] = "agentcompass-params"
+
+    benchmark: ParamsBenchmark | Absent = attrs.field(default=ABSENT)
+    model: dict[str, Any] | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    execution: dict[str, Any] | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    output: ParamsOutput | Absent = attrs.field(default=ABSENT)
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
+class SeriesCounts:
+    """Task coverage of one series: evaluated + unavailable + invalidated = total.
+
+    Generated from ``agentcompass/metrics.v1.json#/$defs/counts``.
+    """
+
+    total: int
+    evaluated: int
+    error: int
+    unavailable: int
+    invalidated: int
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -245,4 +567,10 @@ ROOTS = (
     AttemptResult,
     TaskDetail,
     RetryRecord,
+    RunInfo,
+    RunParams,
+    MetricReport,
+    AnalysisSummary,
+    ProgressSnapshot,
+    ProgressEvent,
 )
