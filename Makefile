@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: validate test clean
+.PHONY: validate test fuzz bench clean
 
 # The released AgentCompass writer and reader serve the interoperability tests. Only its results modules are
 # used, which need the few packages named here; it goes to a folder of its own so that the venv stays consistent.
@@ -31,11 +31,24 @@ $(AJV): tests/node/package.json tests/node/package-lock.json
 	npm ci --prefix tests/node --silent --no-audit --no-fund
 
 test: $(STAMP) $(AJV)
-	$(BIN)/ruff check src tests tools benchmarks
+	$(BIN)/ruff check src tests tools benchmarks fuzz setup.py
 	$(BIN)/mypy src
 	$(BIN)/python tools/catalog.py --check
 	$(BIN)/python tools/codegen.py --check
 	$(BIN)/python -m pytest
+
+# The native reader under libFuzzer with AddressSanitizer and UBSan, differential against the exact reader
+# (fuzz/run.py). clang comes from the distribution when missing (CI runs as root on a fresh Debian machine).
+FUZZ_SECONDS ?= 45
+fuzz: $(STAMP)
+	@command -v clang >/dev/null || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libclang-rt-dev >/dev/null || \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang >/dev/null; }
+	nice -n 10 $(BIN)/python fuzz/run.py --seconds $(FUZZ_SECONDS)
+
+# All the benchmarks of docs/performance.md in one run (minutes; the trees are generated once in /tmp).
+bench: $(STAMP)
+	nice -n 10 $(BIN)/python benchmarks/suite.py
 
 clean:
 	rm -rf $(VENV) dist build .pytest_cache .mypy_cache .ruff_cache .hypothesis

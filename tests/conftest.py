@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,12 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 VALID = FIXTURES / "valid"
 TASK_DIR = next((VALID / "agentcompass-run" / "details" / "error").iterdir())
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _own_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The command's default verdict cache goes to a folder of the test session, not the user's."""
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
 
 
 def load_fixture(relative: str) -> Any:

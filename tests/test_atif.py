@@ -493,7 +493,7 @@ def test_an_invalid_input_shows_its_issues_and_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     source = tmp_path / "t.json"
-    source.write_text('{"schema_version": "ACTF_v1.0", "steps": [{"step_id": 0}]}')
+    source.write_text('{"schema_version": "ACTF_v1.0", "steps": [{"step_id": -1}]}')
     out = tmp_path / "o.json"
     code, printed = run(capsys, "convert", "--to", "atif", str(source), "-o", str(out), "--format", "json")
     assert code == 1 and not out.exists()

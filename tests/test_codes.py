@@ -41,6 +41,7 @@ FAMILIES = {
     "legacy": "an older layout the reader still converts",
     "security": "a path that escapes its root, a link, or a secret",
     "io": "a file that cannot be read",
+    "atif": "reading an ATIF file to convert",
 }
 
 

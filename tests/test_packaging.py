@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -33,6 +36,10 @@ def test_the_wheel_ships_schemas_and_validates_from_the_installed_package(tmp_pa
     assert "agentbeats_spec/schemas/agentcompass/task.v3.json" in names
     assert "agentbeats_spec/schemas/catalog.json" in names
     assert "agentbeats_spec/py.typed" in names
+    assert "agentbeats_spec/_native.pyi" in names
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) and not os.environ.get("CC"):  # wherever it can be, the native reader is built
+        assert [name for name in names if name.startswith("agentbeats_spec/_native.") and name.endswith(".so")]
     installed = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(installed)
     result = subprocess.run(
@@ -40,3 +47,30 @@ def test_the_wheel_ships_schemas_and_validates_from_the_installed_package(tmp_pa
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+def test_without_a_compiler_the_package_installs_and_reads_through_the_pure_path(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    ignore = shutil.ignore_patterns("*.so", "*.pyd", "__pycache__", "*.egg-info")
+    source.mkdir()
+    for name in ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    for folder in ("src", "schemas"):
+        shutil.copytree(ROOT / folder, source / folder, ignore=ignore)
+    environment = {**os.environ, "CC": "false", "CXX": "false"}
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(tmp_path),
+         str(source)],
+        check=True, capture_output=True, env=environment,
+    )  # fmt: skip
+    (wheel,) = tmp_path.glob("agentbeats_spec-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert not [name for name in names if name.endswith((".so", ".pyd"))]
+    assert "agentbeats_spec/schemas/catalog.json" in names
+    installed = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(installed)
+    probe = PROBE + "from agentbeats_spec import _nativejson\nassert not _nativejson.available\n"
+    result = subprocess.run(
+        [sys.executable, "-c", probe, str(installed), str(VALID)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr

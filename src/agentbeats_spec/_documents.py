@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import attrs
 
-from . import _json
+from . import _json, _nativejson
 from ._issues import Anchor, Finding
 from ._limits import current
 from ._pointers import Path, to_path, to_pointer
@@ -29,6 +29,8 @@ class Document:
     syntax: Syntax
     findings: tuple[Finding, ...] = ()
     readable: bool = True
+    # The native reader's container offsets (see _nativejson): positions without a second pass over the source.
+    offsets: bytes | None = attrs.field(default=None, eq=False, repr=False)
     _decoded: list[str] = attrs.field(factory=list, eq=False, repr=False)
 
     @property
@@ -45,21 +47,27 @@ class Document:
         A pointer that cannot be found (a missing member's parents, say) is placed at its nearest
         existing ancestor.
         """
-        text = self.text
-        if text is None:
+        native = self.offsets is not None and isinstance(self.source, bytes)
+        text = None if native else self.text
+        if text is None and not native:
             return {}
         targets: dict[tuple[str, Anchor], Path] = {}
         for pointer, anchor in requests:
             path = to_path(pointer)
             targets[(pointer, anchor)] = path[:-1] if anchor is Anchor.PARENT and path else path
-        if self.syntax == "json":
-            locate = _json.locate
+        if native:
+            assert isinstance(self.source, bytes) and self.offsets is not None
+            located = _nativejson.locate(self.source, self.offsets, set(targets.values()))
         else:
-            from ._toml import locate
-        try:
-            located = locate(text, set(targets.values()))
-        except ValueError:  # text that does not parse (its syntax error is reported): the findings go to its start
-            located = {}
+            assert text is not None
+            if self.syntax == "json":
+                locate = _json.locate
+            else:
+                from ._toml import locate
+            try:
+                located = locate(text, set(targets.values()))
+            except ValueError:  # text that does not parse (its syntax error is reported): findings go to its start
+                located = {}
         offsets: dict[tuple[str, Anchor], int] = {}
         for request, path in targets.items():
             for cut in range(len(path), -1, -1):
@@ -72,15 +80,25 @@ class Document:
                     break
             else:
                 offsets[request] = 0
-        lines = _json.Lines(text).positions(offsets.values())
+        if native:
+            assert isinstance(self.source, bytes)
+            lines = _nativejson.line_columns(self.source, offsets.values())
+        else:
+            assert text is not None
+            lines = _json.Lines(text).positions(offsets.values())
         return {request: lines[offset] for request, offset in offsets.items()}
 
 
 def read(raw: bytes, syntax: Syntax) -> Document:
     if syntax == "json":
-        data = _json.parse_fast(raw, current().max_depth)
-        if data is not _json.UNSURE:
-            return Document(data, raw, syntax)
+        if _nativejson.available:
+            clean = _nativejson.read(raw, current().max_depth)
+            if clean is not None:
+                return Document(clean[0], raw, syntax, offsets=clean[1])
+        else:
+            data = _json.parse_fast(raw, current().max_depth)
+            if data is not _json.UNSURE:
+                return Document(data, raw, syntax)
     text, findings = _json.decode(raw, family=syntax)
     if text is None:
         return Document(None, None, syntax, tuple(findings), readable=False)

@@ -22,13 +22,22 @@ scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstrin
 
 MAX_DEPTH = 512
 UNSURE: Any = object()  # what parse_fast returns when only the strict reader can tell
+_UNSET: Any = object()
 
-try:  # orjson carries the fast path; without it every document takes the strict one
-    import orjson
-except ImportError:  # pragma: no cover - exercised by the pure-Python test run
-    orjson = None  # type: ignore[assignment]
-if os.environ.get("AGENTBEATS_SPEC_PURE"):
-    orjson = None  # type: ignore[assignment]
+
+
+def __getattr__(name: str) -> Any:
+    """``orjson``, imported when first used: with the native reader built, a run never needs it."""
+    if name != "orjson":
+        raise AttributeError(name)
+    module: Any = None
+    if not os.environ.get("AGENTBEATS_SPEC_PURE"):
+        try:  # orjson carries the fast path without the native reader; without both, the strict reader reads all
+            import orjson as module
+        except ImportError:  # pragma: no cover - exercised by the pure-Python test run
+            module = None
+    globals()["orjson"] = module
+    return module
 
 # Digits become "0", the characters that may stand before digits inside a number stay, all else is " ": an
 # integer literal of 16 digits or more is then a " " followed by sixteen "0".
@@ -138,6 +147,9 @@ def parse_fast(raw: bytes, max_depth: int) -> Any:
     nesting past the limit (orjson's dump refuses more than 254 levels; a lower limit is checked on the indented
     dump). Anything else (a syntax error, NaN, a BOM) is UNSURE, and the strict reader says what it is.
     """
+    orjson = globals().get("orjson", _UNSET)
+    if orjson is _UNSET:
+        orjson = __getattr__("orjson")
     if orjson is None or b"\\u003" in raw:
         return UNSURE
     try:

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from . import _reporters
 from ._api import kinds, schema
 from ._bundle import bundle
@@ -23,7 +25,7 @@ from ._core import CheckFailed, Report, read_bounded
 from ._issues import SpecError
 from ._kinds import KINDS
 from ._kinds import get as get_kind
-from ._limits import GIB, Limits, scanning, using
+from ._limits import GIB, Limits, current, scanning, using
 from ._version import __version__
 from .layouts import check_paths, check_repository, scan_paths
 
@@ -55,13 +57,21 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     validate.add_argument(
         "--jobs", type=_positive, default=os.cpu_count() or 1, metavar="N",
-        help="worker processes for the units of a tree: task folders, ABB cases, ... (default: the cores)",
+        help="worker processes for the units of a tree (task folders, ABB cases, ...), used when the tree is big "
+        "enough to gain (default: the cores)",
     )  # fmt: skip
     validate.add_argument(
         "--dask", metavar="SCHEDULER",
         help="check on a Dask cluster: its scheduler's address (tcp://host:8786), or 'local' for --jobs worker "
         "processes on this machine; PATH may then be an fsspec URL (s3://bucket/runs). Needs the dask extra",
     )  # fmt: skip
+    cache = validate.add_mutually_exclusive_group()
+    cache.add_argument(
+        "--cache", type=Path, metavar="DIR",
+        help="where verdicts of unchanged task folders are kept between runs, never inside a checked folder "
+        "(default: the user's cache folder)",
+    )  # fmt: skip
+    cache.add_argument("--no-cache", action="store_true", help="check every task folder again and keep nothing")
     _report_options(validate)
     _limit_options(validate)
 
@@ -316,9 +326,18 @@ def _validate(arguments: argparse.Namespace) -> int:
         return EXIT_USAGE
     kind = get_kind(arguments.kind) if arguments.kind else None
     progress = _reporters.Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
-    with scanning(_allow_list(None) if arguments.secrets else None):
+    allow = _allow_list(None) if arguments.secrets else None
+    cache = _cache(arguments, allow)
+    if cache is False:
+        return EXIT_USAGE
+    with scanning(allow):
         report = check_paths(
-            arguments.paths, kind, progress=progress, jobs=arguments.jobs, follow_symlinks=arguments.follow_symlinks
+            arguments.paths,
+            kind,
+            progress=progress,
+            jobs=arguments.jobs,
+            follow_symlinks=arguments.follow_symlinks,
+            cache=cache or None,
         )
     if progress is not None:
         progress.close()
@@ -342,6 +361,27 @@ def _validate_on_dask(arguments: argparse.Namespace) -> int:
             follow_symlinks=arguments.follow_symlinks, progress=show,
         )  # fmt: skip
     return _report(report, arguments)
+
+
+def _cache(arguments: argparse.Namespace, allow: Any) -> Any:
+    """The verdict cache of a validate run: None without one, False when the one asked for cannot be used."""
+    if arguments.no_cache:
+        return None
+    from . import _cache as cache
+
+    folder = arguments.cache or cache.default_folder()
+    if cache.inside(folder, arguments.paths):
+        if arguments.cache is None:
+            return None  # the default folder is part of what is checked: run without a cache
+        print(f"agentbeats-spec: error: the cache folder {folder} is inside a checked folder", file=sys.stderr)
+        return False
+    options = {
+        "kind": arguments.kind,
+        "limits": attrs.astuple(current()),
+        "follow_symlinks": arguments.follow_symlinks,
+        "secrets": sorted(allow.fingerprints) if allow is not None else None,
+    }
+    return cache.VerdictCache(folder, json.dumps(options))
 
 
 def _scan(arguments: argparse.Namespace) -> int:

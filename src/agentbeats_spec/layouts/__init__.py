@@ -36,8 +36,11 @@ def check_paths(
     progress: Callable[[int], None] | None = None,
     jobs: int = 1,
     follow_symlinks: bool = False,
+    cache: Any = None,
 ) -> Report:
-    """Check files and folders; with ``jobs`` > 1, their units are checked in that many worker processes.
+    """Check files and folders; with ``jobs`` > 1, their units are checked in that many worker processes (once
+    the tree is big enough to gain); with a ``cache`` (a ``_cache.VerdictCache``), unchanged folder units are
+    not checked again.
 
     A path named twice is checked once; the report names the folders in which nothing at all was found.
     A symbolic link among ``paths`` is reported and not followed, as in a walk, unless ``follow_symlinks``.
@@ -51,7 +54,7 @@ def check_paths(
             parts.append(part)
             yield part
 
-    report = assemble(walk, kept(run_here(walk.units, jobs)), progress)
+    report = assemble(walk, kept(run_here(walk.units, jobs, cache)), progress)
     return attrs.evolve(report, empty=_empty_folders(unique, walk, parts))
 
 

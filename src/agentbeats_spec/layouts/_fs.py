@@ -23,8 +23,13 @@ class Reporter(Protocol):
 @attrs.frozen
 class Entry:
     name: str
-    path: Path
+    folder: Path
     type: EntryType
+
+    @property
+    def path(self) -> Path:
+        # Made when asked for: most entries of a run are only looked up by name, and a Path costs more than a stat.
+        return self.folder / self.name
 
     @property
     def is_folder(self) -> bool:
@@ -45,16 +50,18 @@ def entries(folder: Path, collector: Reporter, root: Path) -> list[Entry]:
         return []
     listed = []
     for entry in found:
-        path = Path(entry.path)
         if entry.is_symlink():
-            report_link(path, collector, root)
+            report_link(folder / entry.name, collector, root)
         elif entry.is_dir(follow_symlinks=False):
-            listed.append(Entry(entry.name, path, "folder"))
+            listed.append(Entry(entry.name, folder, "folder"))
         elif entry.is_file(follow_symlinks=False):
-            listed.append(Entry(entry.name, path, "file"))
+            listed.append(Entry(entry.name, folder, "file"))
         else:
             collector.about(
-                path, "io.not-a-file", "not a regular file or folder (FIFO, socket or device); not opened", "warning"
+                folder / entry.name,
+                "io.not-a-file",
+                "not a regular file or folder (FIFO, socket or device); not opened",
+                "warning",
             )
     return listed
 

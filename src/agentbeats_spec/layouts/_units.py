@@ -17,6 +17,7 @@ the units that know the values call ``collector.fact(Fact(rule, scope, value, fi
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -99,7 +100,7 @@ class Listing:
 
     def entries(self, folder: Path, reporter: Reporter, root: Path) -> list[Entry]:
         return [
-            Entry(name, folder / name, "folder" if self.is_folder(folder / name) else "file")
+            Entry(name, folder, "folder" if self.is_folder(folder / name) else "file")
             for name in self.names(folder)
         ]
 
@@ -201,22 +202,97 @@ def run_unit(unit: Unit, limits: Limits, allow: Any) -> Part:
     return collector.part()
 
 
-def run_here(units: list[Unit], jobs: int) -> Iterator[Part]:
-    """The parts of the units, in their order: in this process, or in ``jobs`` worker processes."""
-    limits, allow = current(), secrets_allow()
-    if jobs <= 1 or len(units) <= 1:
-        for unit in units:
-            yield run_unit(unit, limits, allow)
-        return
-    import multiprocessing  # only with workers: a one-file check does not pay for the import
-    from concurrent.futures import ProcessPoolExecutor
+# Measured with benchmarks/run.py: on a tree smaller than this, --jobs 2 was slower than one process.
+WORKERS_GAIN_BYTES = 128 * 1024 * 1024
+# Units go to workers in batches, so that the cost of moving a unit between processes is paid per batch.
+BATCH_BYTES = 4 * 1024 * 1024
+BATCH_UNITS = 64
 
+
+def run_units(units: list[Unit], limits: Limits, allow: Any) -> list[Part]:
+    """A batch of units, in a worker process."""
+    return [run_unit(unit, limits, allow) for unit in units]
+
+
+def run_here(units: list[Unit], jobs: int, cache: Any = None) -> Iterator[Part]:
+    """The parts of the units, in their order: in this process, or in ``jobs`` worker processes.
+
+    With a ``cache`` (a ``_cache.VerdictCache``), the part of a folder unit whose every entry ``lstat`` the same
+    is taken from it. Workers start only when the units left to check hold at least ``WORKERS_GAIN_BYTES``:
+    below that, starting them and moving parts between processes costs more than it gains.
+    """
+    limits, allow = current(), secrets_allow()
+    keys: list[str | None] = [None] * len(units)
+    sizes = [0] * len(units)
+    found: dict[int, Part] = {}
+    if cache is not None or (jobs > 1 and len(units) > 1):
+        from .._cache import survey
+
+        for index, unit in enumerate(units):
+            seen = survey(unit.path)
+            if seen is None:  # a file, or a folder that cannot be read: checked, never kept
+                with contextlib.suppress(OSError):
+                    sizes[index] = os.lstat(unit.path).st_size
+                continue
+            sizes[index] = seen.size
+            if cache is not None:
+                keys[index] = cache.key(unit.check, (unit.path, *unit.arguments, unit.exclude), seen)
+                cached = cache.get(keys[index]) if keys[index] is not None else None
+                if cached is not None:
+                    found[index] = cached
+    todo = [index for index in range(len(units)) if index not in found]
+    if jobs > 1 and len(todo) > 1 and sum(sizes[index] for index in todo) >= WORKERS_GAIN_BYTES:
+        yield from _in_workers(units, todo, sizes, found, keys, jobs, cache)
+        return
+    for index, unit in enumerate(units):
+        part = found.get(index)
+        if part is None:
+            part = run_unit(unit, limits, allow)
+            _keep(cache, keys[index], part)
+        yield part
+
+
+def _keep(cache: Any, key: str | None, part: Part) -> None:
+    if cache is not None and key is not None:
+        cache.put(key, part)
+
+
+def _in_workers(
+    units: list[Unit],
+    todo: list[int],
+    sizes: list[int],
+    found: dict[int, Part],
+    keys: list[str | None],
+    jobs: int,
+    cache: Any,
+) -> Iterator[Part]:
+    import multiprocessing  # only with workers: a one-file check does not pay for the import
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    limits, allow = current(), secrets_allow()
+    batches: list[list[int]] = [[]]
+    size = 0
+    for index in todo:
+        if batches[-1] and (size >= BATCH_BYTES or len(batches[-1]) >= BATCH_UNITS):
+            batches.append([])
+            size = 0
+        batches[-1].append(index)
+        size += sizes[index]
     # fork starts workers in milliseconds, with the schemas already loaded; spawn where there is no fork
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method)) as pool:
-        futures = [pool.submit(run_unit, unit, limits, allow) for unit in units]
-        for future in futures:
-            yield future.result()
+        futures: dict[int, tuple[Future[list[Part]], list[int]]] = {}
+        for batch in batches:
+            future = pool.submit(run_units, [units[index] for index in batch], limits, allow)
+            for index in batch:
+                futures[index] = (future, batch)
+        for index in range(len(units)):
+            part = found.get(index)
+            if part is None:
+                future, batch = futures[index]
+                part = future.result()[batch.index(index)]
+                _keep(cache, keys[index], part)
+            yield part
 
 
 def assemble(walk: Walk, parts: Iterable[Part], progress: Callable[[int], None] | None = None) -> Report:

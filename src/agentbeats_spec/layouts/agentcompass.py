@@ -33,6 +33,7 @@ _TASK_FOLDER = re.compile(r"^(.*)--([0-9a-f]{64})$")
 _ATTEMPT_FOLDER = re.compile(r"^attempt-([1-9][0-9]*)$")
 _ARCHIVE = re.compile(r"^[0-9a-f]{32}$")
 _TEMPORARY = re.compile(r"^\..*\.tmp$|^\.tmp\.")
+_RETRY_NAME_REST = re.compile(r"([1-9][0-9]*)\.(.+)\.json$")  # after "<task>.attempt<n>.retry"
 
 CURRENT_TASK = "agentcompass.task.v3"
 LEGACY_TASK = "agentcompass.task.v2"
@@ -439,7 +440,9 @@ def _artifact_findings(result: Examined, folder: Path, root: Path | None) -> lis
                 findings.append(
                     Finding(where, "layout.missing-artifact", f"collected artifact {quote(destination)} is not on disk")
                 )
-        elif not is_inside(Path(os.path.realpath(target)), Path(os.path.realpath(store))):
+        elif _through_link(str(store), destination) and not is_inside(
+            Path(os.path.realpath(target)), Path(os.path.realpath(store))
+        ):
             findings.append(
                 Finding(
                     where,
@@ -450,11 +453,24 @@ def _artifact_findings(result: Examined, folder: Path, root: Path | None) -> lis
     return findings
 
 
+def _through_link(store: str, destination: str) -> bool:
+    """Whether a symbolic link is on the way from ``store`` to ``destination`` (a relative path without ``..``).
+
+    Only then can the destination lead outside, and only then are both paths resolved.
+    """
+    current = store
+    for part in destination.replace("\\", "/").split("/"):
+        current = os.path.join(current, part)
+        if os.path.islink(current):
+            return True
+    return False
+
+
 def _check_retries(
     folder: Path, number: int | None, task_id: str | None, task_name: str, root: Path | None, collector: Collector
 ) -> int:
     records = 0
-    pattern = re.compile(rf"^{re.escape(task_name)}\.attempt{number}\.retry([1-9][0-9]*)\.(.+)\.json$")
+    prefix = f"{task_name}.attempt{number}.retry"  # compared as text: no pattern is compiled per attempt
     for entry in entries(folder, collector, root or folder):
         if entry.is_folder:
             if _ARCHIVE.match(entry.name):
@@ -490,7 +506,7 @@ def _check_retries(
                     f"the record is for attempt {attempt}, but it is filed under attempt {number}",
                 )
             )
-        name_match = pattern.match(entry.name)
+        name_match = _RETRY_NAME_REST.match(entry.name, len(prefix)) if entry.name.startswith(prefix) else None
         if name_match is None:
             findings.append(
                 Finding(

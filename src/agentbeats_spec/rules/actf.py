@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from .. import _nativejson
 from .._issues import Finding
 from .._pointers import join
 from .._text import quote
@@ -70,28 +71,47 @@ def trajectory_findings(data: Any, pointer: str) -> Iterator[Finding]:
     steps = data.get("steps")
     if not isinstance(steps, list):
         return
-    previous: int | None = None
-    for index, step in enumerate(steps):
-        if not isinstance(step, dict):
-            continue
-        # Pointers are spelled out only for findings: most steps have none, and a run has millions of steps.
-        step_id = step.get("step_id")
+    judged = _nativejson.steps_to_judge(steps)
+    if judged is None:  # the pure path: every step
+        previous: int | None = None
+        for index, step in enumerate(steps):
+            if isinstance(step, dict):
+                yield from _step(step, index, previous, pointer)
+                step_id = step.get("step_id")
+                if isinstance(step_id, int) and not isinstance(step_id, bool):
+                    previous = step_id
+        return
+    # The native pre-filter leaves out the steps in which these rules certainly find nothing.
+    for index in judged:
+        yield from _step(steps[index], index, _previous_id(steps, index), pointer)
+
+
+def _previous_id(steps: list[Any], index: int) -> int | None:
+    """The step_id of the nearest earlier step that has an integer one."""
+    for earlier in range(index - 1, -1, -1):
+        step = steps[earlier]
+        step_id = step.get("step_id") if isinstance(step, dict) else None
         if isinstance(step_id, int) and not isinstance(step_id, bool):
-            if previous is not None and step_id <= previous:
-                yield Finding(
-                    join(pointer, "steps", index, "step_id"),
-                    "rule.step-order",
-                    f"step_id {step_id} does not increase (the previous step is {previous}); "
-                    "step ids are strictly increasing",
-                )
-            previous = step_id
-        for name in _LISTS:
-            if step.get(name) == {}:
-                yield _empty_object(join(pointer, "steps", index, name))
-        content = step.get("assistant_content")
-        if isinstance(content, dict) and content.get("tool_calls") == {}:
-            yield _empty_object(join(pointer, "steps", index, "assistant_content", "tool_calls"))
-        yield from _span(step, pointer, ("steps", index), f"step {index}")
+            return step_id
+    return None
+
+
+def _step(step: dict[str, Any], index: int, previous: int | None, pointer: str) -> Iterator[Finding]:
+    # Pointers are spelled out only for findings: most steps have none, and a run has millions of steps.
+    step_id = step.get("step_id")
+    if isinstance(step_id, int) and not isinstance(step_id, bool) and previous is not None and step_id <= previous:
+        yield Finding(
+            join(pointer, "steps", index, "step_id"),
+            "rule.step-order",
+            f"step_id {step_id} does not increase (the previous step is {previous}); step ids are strictly increasing",
+        )
+    for name in _LISTS:
+        if step.get(name) == {}:
+            yield _empty_object(join(pointer, "steps", index, name))
+    content = step.get("assistant_content")
+    if isinstance(content, dict) and content.get("tool_calls") == {}:
+        yield _empty_object(join(pointer, "steps", index, "assistant_content", "tool_calls"))
+    yield from _span(step, pointer, ("steps", index), f"step {index}")
 
 
 def _empty_object(pointer: str) -> Finding:

@@ -1,0 +1,78 @@
+"""A run written by the released AgentCompass 1.0.1 writer itself: many small files, where per-file costs dominate.
+
+    python benchmarks/agentcompass_writer.py OUT [--tasks 3000] [--seed 7]
+
+Every task goes through ``agentcompass.runtime.results.layout.RunLayout.write_result`` (installed for the tests in
+``.venv/interop`` by ``make test``), so the folders, names, indentation and states are exactly the writer's: 1 to
+3 attempts per task, trajectories of 2 to 24 short steps, a third of the attempts with an issue. Only the writer's
+fsync calls are skipped (they change no byte, and cost minutes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORD = ROOT / "fixtures" / "valid" / "task-detail" / "swe-utils.task-detail.json"
+ISSUES = [
+    [],
+    [{"severity": "warning", "phase": "cleanup", "code": "environment_failed", "message": "sandbox teardown slow"}],
+    [{"severity": "error", "phase": "evaluate", "code": "judge_failed", "message": "HTTP 503: judge unavailable"}],
+]
+
+
+def record(rng: random.Random, number: int, template: dict[str, Any]) -> dict[str, Any]:
+    data = copy.deepcopy(template)
+    data["task_id"] = f"bench/utils: task #{number}"
+    attempts = rng.randint(1, 3)
+    first = template["attempts"]["1"]
+    steps = first["trajectory"]["steps"]
+    data["attempts"] = {}
+    for attempt in range(1, attempts + 1):
+        result = copy.deepcopy(first)
+        count = rng.randint(2, 24)
+        result["trajectory"]["steps"] = [
+            {**copy.deepcopy(steps[index % len(steps)]), "step_id": index + 1} for index in range(count)
+        ]
+        result["metrics"] = {"correct": rng.random() < 0.5, "reward": round(rng.random(), 3)}
+        result["issues"] = copy.deepcopy(ISSUES[(number + attempt) % 3])
+        failed = bool(result["issues"]) and result["issues"][0]["severity"] == "error"
+        result["status"] = "eval_error" if failed else "completed"
+        data["attempts"][str(attempt)] = result
+    data["attempt_plan"] = {"k": attempts, "strategy": "avg"}
+    data["retry_count"] = 0
+    data["retry_counts"] = {}
+    return data
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--tasks", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=7)
+    arguments = parser.parse_args()
+    sys.path.append(str(ROOT / ".venv" / "interop"))
+    from agentcompass.runtime.results.layout import RunLayout
+
+    os.fsync = lambda descriptor: None  # durability only: the bytes written are the same, thousands of times faster
+
+    rng = random.Random(arguments.seed)
+    template = json.loads(RECORD.read_text(encoding="utf-8"))
+    layout = RunLayout(arguments.out)
+    for number in range(arguments.tasks):
+        layout.write_result(record(rng, number, template))
+    files = list(arguments.out.rglob("*.json"))
+    size = sum(path.stat().st_size for path in files)
+    print(f"{arguments.out}: {arguments.tasks} tasks, {len(files)} JSON files, {size / 1024**2:.1f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

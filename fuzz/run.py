@@ -1,0 +1,84 @@
+"""Build the libFuzzer harness of the native reader (ASan + UBSan) and run it for a bounded time.
+
+    python fuzz/run.py --seconds 45            # what CI runs (make fuzz)
+    nice -n 10 python fuzz/run.py --seconds 3600 --jobs 1
+
+Needs clang with libFuzzer (Debian: apt-get install clang) and the Python headers and library. The seed corpus is
+the JSON fixtures plus a few hand-written edge cases; findings go to fuzz/artifacts/ and the exit status is
+libFuzzer's (0: no crash, no disagreement with the exact reader).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SEEDS = [
+    b'{"a": 1, "a": 2}', b'{"a": "\\ud83d\\ude00", "b": [1.5e3, -0, 9007199254740992]}', b'[NaN]', b'"\\ud800"',
+    b"\xef\xbb\xbf{}", b'{"a": "\xc3\xa9"}', b"[" * 70 + b"]" * 70, b'{"\\u0061": 1, "a": 2}', b"1e999",
+]  # fmt: skip
+
+
+def build(output: Path) -> None:
+    include = sysconfig.get_paths()["include"]
+    libdir = sysconfig.get_config_var("LIBDIR")
+    library = "python" + (sysconfig.get_config_var("LDVERSION") or sysconfig.get_python_version())
+    command = [
+        "clang", "-g", "-O1", "-fno-omit-frame-pointer", "-fsanitize=fuzzer,address,undefined",
+        "-fno-sanitize-recover=undefined", f"-I{include}", str(HERE / "fuzz_native.c"), "-o", str(output),
+        f"-L{libdir}", f"-Wl,-rpath,{libdir}", f"-l{library}", "-lm",
+    ]  # fmt: skip
+    subprocess.run(command, check=True)
+
+
+def seed_corpus(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for index, path in enumerate(sorted((ROOT / "fixtures").rglob("*.json"))):
+        if path.stat().st_size <= 64 * 1024:
+            shutil.copy(path, folder / f"fixture-{index}.json")
+    for index, seed in enumerate(SEEDS):
+        (folder / f"seed-{index}.json").write_bytes(seed)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=int, default=45)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--corpus", type=Path, default=None, help="a corpus folder to keep (default: temporary)")
+    arguments = parser.parse_args()
+    if shutil.which("clang") is None:
+        print("clang is not installed (apt-get install clang)", file=sys.stderr)
+        return 2
+    work = Path(tempfile.mkdtemp(prefix="agentbeats-fuzz-"))
+    harness = work / "fuzz_native"
+    build(harness)
+    corpus = arguments.corpus or work / "corpus"
+    seed_corpus(corpus)
+    artifacts = HERE / "artifacts"
+    artifacts.mkdir(exist_ok=True)
+    environment = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(HERE), str(ROOT / "src")]),
+        "PYTHONMALLOC": "malloc",  # so that AddressSanitizer sees every Python allocation too
+        "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",  # the interpreter keeps its objects until exit
+        "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
+    }
+    command = [
+        str(harness), str(corpus), f"-max_total_time={arguments.seconds}", "-max_len=65536", "-timeout=20",
+        f"-artifact_prefix={artifacts}/", "-print_final_stats=1",
+    ]  # fmt: skip
+    if arguments.jobs > 1:
+        command += [f"-jobs={arguments.jobs}", f"-workers={arguments.jobs}"]
+    return subprocess.run(command, env=environment, check=False).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1004 @@
+/* The native strict JSON reader: one pass gives a verdict, the Python objects and the container offsets.
+ *
+ * It never reports an issue. Whatever it is not certain is clean (a syntax error, a duplicate member, an
+ * integer beyond 2**53, NaN, a lone surrogate, bad UTF-8, a BOM, a control character, deep nesting...) it
+ * flags, and the caller sends that document to the exact reader in _json.py, which stays the reference and
+ * says what and where. So a flag may be spurious (it only costs time); a missing flag would be a bug, which
+ * is what the differential tests and the fuzzer look for.
+ *
+ * The offsets table holds, for every container in document order, the byte offsets of its opening and just
+ * after its closing bracket: enough to find any member again without a second pass over the file.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* One bit per reason; the first reason met ends the pass. */
+enum {
+    FLAG_SYNTAX = 1 << 0,
+    FLAG_EMPTY = 1 << 1,
+    FLAG_TRAILING = 1 << 2,
+    FLAG_DEPTH = 1 << 3,
+    FLAG_DUPLICATE = 1 << 4,
+    FLAG_LARGE_INTEGER = 1 << 5,
+    FLAG_NON_FINITE = 1 << 6,
+    FLAG_CONTROL = 1 << 7,
+    FLAG_UTF8 = 1 << 8,
+    FLAG_BOM = 1 << 9,
+    FLAG_SURROGATE = 1 << 10,
+};
+
+/* Deeper than this is flagged whatever the limit: the exact reader (and the C stack here) decide. */
+#define NATIVE_MAX_DEPTH 256
+
+typedef struct {
+    const unsigned char *start;
+    const unsigned char *pos;
+    const unsigned char *end;
+    int max_depth;
+    int depth;
+    int flag;
+    /* scratch buffer for strings with escapes */
+    char *scratch;
+    Py_ssize_t scratch_size;
+    /* container offsets: pairs (open, after close) */
+    uint64_t *table;
+    Py_ssize_t table_len;  /* in pairs */
+    Py_ssize_t table_cap;
+    int record;
+} Reader;
+
+/* A small cache of ASCII member names: the same few names repeat across every step of a trajectory. */
+#define KEY_CACHE_SIZE 2048
+#define KEY_CACHE_MAX_LEN 48
+static PyObject *key_cache[KEY_CACHE_SIZE];
+
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+static inline int is_ws(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+static inline void skip_ws(Reader *r) {
+    while (r->pos < r->end && is_ws(*r->pos)) r->pos++;
+}
+
+static int grow_scratch(Reader *r, Py_ssize_t need) {
+    if (need <= r->scratch_size) return 0;
+    Py_ssize_t size = r->scratch_size ? r->scratch_size : 256;
+    while (size < need) size *= 2;
+    char *bigger = PyMem_Realloc(r->scratch, (size_t)size);
+    if (bigger == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    r->scratch = bigger;
+    r->scratch_size = size;
+    return 0;
+}
+
+static Py_ssize_t table_open(Reader *r, Py_ssize_t offset) {
+    if (!r->record) return 0;
+    if (r->table_len == r->table_cap) {
+        Py_ssize_t cap = r->table_cap ? r->table_cap * 2 : 64;
+        uint64_t *bigger = PyMem_Realloc(r->table, (size_t)cap * 2 * sizeof(uint64_t));
+        if (bigger == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        r->table = bigger;
+        r->table_cap = cap;
+    }
+    r->table[2 * r->table_len] = (uint64_t)offset;
+    r->table[2 * r->table_len + 1] = 0;
+    return r->table_len++;
+}
+
+static inline int hex_value(unsigned char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static int read_hex4(const unsigned char *p, const unsigned char *end, unsigned int *out) {
+    if (end - p < 4) return -1;
+    unsigned int value = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = hex_value(p[i]);
+        if (h < 0) return -1;
+        value = (value << 4) | (unsigned int)h;
+    }
+    *out = value;
+    return 0;
+}
+
+static Py_ssize_t put_utf8(char *out, unsigned int cp) {
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (char)(0xC0 | (cp >> 6));
+        out[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | (cp >> 12));
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | (cp >> 18));
+    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+static PyObject *decode_utf8(Reader *r, const char *data, Py_ssize_t size) {
+    PyObject *text = PyUnicode_DecodeUTF8(data, size, "strict");
+    if (text == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+        PyErr_Clear();
+        r->flag = FLAG_UTF8;
+    }
+    return text;
+}
+
+/* r->pos is just after the opening quote. Returns a new str, or NULL with r->flag set (or an exception). */
+static PyObject *read_string(Reader *r, int is_key) {
+    const unsigned char *begin = r->pos;
+    const unsigned char *p = begin;
+    const unsigned char *end = r->end;
+    int ascii = 1;
+    for (;;) {
+        /* Eight bytes at a time while none is a quote, a backslash, a control character (or, for the ASCII test,
+         * a byte >= 0x80): the long strings of trajectories are most of a file. */
+        while (end - p >= 8) {
+            uint64_t v;
+            memcpy(&v, p, 8);
+            uint64_t quote = v ^ (ONES * '"'), backslash = v ^ (ONES * '\\');
+            uint64_t stop = ((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash) | ((v - ONES * 0x20) & ~v);
+            if (ascii) stop |= v;
+            if (stop & HIGHS) break;
+            p += 8;
+        }
+        if (p >= end) break;
+        unsigned char c = *p;
+        if (c == '"' || c == '\\') break;
+        if (c < 0x20) {
+            r->flag = FLAG_CONTROL;
+            return NULL;
+        }
+        if (c >= 0x80) ascii = 0;
+        p++;
+    }
+    if (p >= end) {
+        r->flag = FLAG_SYNTAX;
+        return NULL;
+    }
+    if (*p == '"') {
+        Py_ssize_t size = p - begin;
+        r->pos = p + 1;
+        if (ascii) {
+            unsigned int slot = 0;
+            if (is_key && size <= KEY_CACHE_MAX_LEN) {
+                /* FNV-1a over the name */
+                uint32_t hash = 2166136261u;
+                for (Py_ssize_t i = 0; i < size; i++) hash = (hash ^ begin[i]) * 16777619u;
+                slot = hash % KEY_CACHE_SIZE;
+                PyObject *cached = key_cache[slot];
+                if (cached != NULL && PyUnicode_GET_LENGTH(cached) == size &&
+                    memcmp(PyUnicode_1BYTE_DATA(cached), begin, (size_t)size) == 0) {
+                    Py_INCREF(cached);
+                    return cached;
+                }
+            }
+            PyObject *text = PyUnicode_New(size, 127);
+            if (text == NULL) return NULL;
+            memcpy(PyUnicode_1BYTE_DATA(text), begin, (size_t)size);
+            if (is_key && size <= KEY_CACHE_MAX_LEN) {
+                Py_XSETREF(key_cache[slot], text);
+                Py_INCREF(text);
+            }
+            return text;
+        }
+        return decode_utf8(r, (const char *)begin, size);
+    }
+    /* Escapes: build the UTF-8 of the string in the scratch buffer. Escapes never lengthen the text. */
+    const unsigned char *close = p;
+    while (close < end && *close != '"') {
+        if (*close == '\\' && end - close < 2) break;
+        close += (*close == '\\') ? 2 : 1;
+    }
+    if (close >= end) {
+        r->flag = FLAG_SYNTAX;
+        return NULL;
+    }
+    if (grow_scratch(r, close - begin + 1) < 0) return NULL;
+    char *out = r->scratch;
+    Py_ssize_t n = p - begin;
+    memcpy(out, begin, (size_t)n);
+    while (p < end) {
+        unsigned char c = *p;
+        if (c == '"') break;
+        if (c < 0x20) {
+            r->flag = FLAG_CONTROL;
+            return NULL;
+        }
+        if (c != '\\') {
+            out[n++] = (char)c;
+            p++;
+            continue;
+        }
+        if (p + 1 >= end) {
+            r->flag = FLAG_SYNTAX;
+            return NULL;
+        }
+        unsigned char e = p[1];
+        p += 2;
+        switch (e) {
+            case '"': out[n++] = '"'; break;
+            case '\\': out[n++] = '\\'; break;
+            case '/': out[n++] = '/'; break;
+            case 'b': out[n++] = '\b'; break;
+            case 'f': out[n++] = '\f'; break;
+            case 'n': out[n++] = '\n'; break;
+            case 'r': out[n++] = '\r'; break;
+            case 't': out[n++] = '\t'; break;
+            case 'u': {
+                unsigned int cp;
+                if (read_hex4(p, end, &cp) < 0) {
+                    r->flag = FLAG_SYNTAX;
+                    return NULL;
+                }
+                p += 4;
+                if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                    r->flag = FLAG_SURROGATE;
+                    return NULL;
+                }
+                if (cp >= 0xD800 && cp <= 0xDBFF) {
+                    unsigned int low;
+                    if (end - p < 6 || p[0] != '\\' || p[1] != 'u' || read_hex4(p + 2, end, &low) < 0 ||
+                        low < 0xDC00 || low > 0xDFFF) {
+                        r->flag = FLAG_SURROGATE;
+                        return NULL;
+                    }
+                    p += 6;
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+                }
+                n += put_utf8(out + n, cp);
+                break;
+            }
+            default:
+                r->flag = FLAG_SYNTAX;
+                return NULL;
+        }
+    }
+    if (p >= end) {
+        r->flag = FLAG_SYNTAX;
+        return NULL;
+    }
+    r->pos = p + 1;
+    return decode_utf8(r, out, n);
+}
+
+static PyObject *read_number(Reader *r) {
+    const unsigned char *begin = r->pos;
+    const unsigned char *p = begin;
+    const unsigned char *end = r->end;
+    int is_float = 0;
+    if (p < end && *p == '-') p++;
+    if (p >= end || *p < '0' || *p > '9') {
+        r->flag = (p < end && *p == 'I') ? FLAG_NON_FINITE : FLAG_SYNTAX;
+        return NULL;
+    }
+    const unsigned char *digits = p;
+    if (*p == '0') {
+        p++;
+    } else {
+        while (p < end && *p >= '0' && *p <= '9') p++;
+    }
+    Py_ssize_t integer_digits = p - digits;
+    if (p < end && *p == '.') {
+        is_float = 1;
+        p++;
+        if (p >= end || *p < '0' || *p > '9') {
+            r->flag = FLAG_SYNTAX;
+            return NULL;
+        }
+        while (p < end && *p >= '0' && *p <= '9') p++;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        is_float = 1;
+        p++;
+        if (p < end && (*p == '+' || *p == '-')) p++;
+        if (p >= end || *p < '0' || *p > '9') {
+            r->flag = FLAG_SYNTAX;
+            return NULL;
+        }
+        while (p < end && *p >= '0' && *p <= '9') p++;
+    }
+    r->pos = p;
+    if (!is_float) {
+        /* 2**53 has 16 digits: up to 15 are always exact, 17 or more never are. */
+        if (integer_digits > 16) {
+            r->flag = FLAG_LARGE_INTEGER;
+            return NULL;
+        }
+        uint64_t value = 0;
+        for (const unsigned char *d = digits; d < p; d++) value = value * 10 + (uint64_t)(*d - '0');
+        if (value > (UINT64_C(1) << 53)) {
+            r->flag = FLAG_LARGE_INTEGER;
+            return NULL;
+        }
+        return PyLong_FromLongLong(*begin == '-' ? -(long long)value : (long long)value);
+    }
+    Py_ssize_t size = p - begin;
+    char small[64];
+    char *text = small;
+    if (size >= (Py_ssize_t)sizeof(small)) {
+        if (grow_scratch(r, size + 1) < 0) return NULL;
+        text = r->scratch;
+    }
+    memcpy(text, begin, (size_t)size);
+    text[size] = '\0';
+    double value = PyOS_string_to_double(text, NULL, NULL);
+    if (value == -1.0 && PyErr_Occurred()) return NULL;
+    if (!isfinite(value)) {
+        r->flag = FLAG_NON_FINITE;
+        return NULL;
+    }
+    return PyFloat_FromDouble(value);
+}
+
+static int match_literal(Reader *r, const char *word, Py_ssize_t size) {
+    if (r->end - r->pos < size || memcmp(r->pos, word, (size_t)size) != 0) return 0;
+    r->pos += size;
+    return 1;
+}
+
+static PyObject *read_value(Reader *r);
+
+static PyObject *read_container(Reader *r, int is_object) {
+    if (++r->depth > r->max_depth || r->depth > NATIVE_MAX_DEPTH) {
+        r->flag = FLAG_DEPTH;
+        return NULL;
+    }
+    Py_ssize_t slot = table_open(r, r->pos - r->start);
+    if (slot < 0) return NULL;
+    r->pos++;
+    PyObject *container = is_object ? PyDict_New() : PyList_New(0);
+    if (container == NULL) return NULL;
+    skip_ws(r);
+    if (r->pos < r->end && *r->pos == (is_object ? '}' : ']')) {
+        r->pos++;
+        goto closed;
+    }
+    for (;;) {
+        if (is_object) {
+            if (r->pos >= r->end || *r->pos != '"') {
+                r->flag = FLAG_SYNTAX;
+                goto fail;
+            }
+            r->pos++;
+            PyObject *key = read_string(r, 1);
+            if (key == NULL) goto fail;
+            skip_ws(r);
+            if (r->pos >= r->end || *r->pos != ':') {
+                Py_DECREF(key);
+                r->flag = FLAG_SYNTAX;
+                goto fail;
+            }
+            r->pos++;
+            skip_ws(r);
+            PyObject *value = read_value(r);
+            if (value == NULL) {
+                Py_DECREF(key);
+                goto fail;
+            }
+            Py_ssize_t before = PyDict_GET_SIZE(container);
+            int failed = PyDict_SetItem(container, key, value);
+            Py_DECREF(key);
+            Py_DECREF(value);
+            if (failed < 0) goto fail;
+            if (PyDict_GET_SIZE(container) == before) {
+                r->flag = FLAG_DUPLICATE;
+                goto fail;
+            }
+        } else {
+            PyObject *value = read_value(r);
+            if (value == NULL) goto fail;
+            int failed = PyList_Append(container, value);
+            Py_DECREF(value);
+            if (failed < 0) goto fail;
+        }
+        skip_ws(r);
+        if (r->pos >= r->end) {
+            r->flag = FLAG_SYNTAX;
+            goto fail;
+        }
+        if (*r->pos == ',') {
+            r->pos++;
+            skip_ws(r);
+            continue;
+        }
+        if (*r->pos == (is_object ? '}' : ']')) {
+            r->pos++;
+            break;
+        }
+        r->flag = FLAG_SYNTAX;
+        goto fail;
+    }
+closed:
+    if (r->record) r->table[2 * slot + 1] = (uint64_t)(r->pos - r->start);
+    r->depth--;
+    return container;
+fail:
+    Py_DECREF(container);
+    return NULL;
+}
+
+static PyObject *read_value(Reader *r) {
+    if (r->pos >= r->end) {
+        r->flag = FLAG_SYNTAX;
+        return NULL;
+    }
+    switch (*r->pos) {
+        case '{': return read_container(r, 1);
+        case '[': return read_container(r, 0);
+        case '"':
+            r->pos++;
+            return read_string(r, 0);
+        case 't':
+            if (match_literal(r, "true", 4)) Py_RETURN_TRUE;
+            break;
+        case 'f':
+            if (match_literal(r, "false", 5)) Py_RETURN_FALSE;
+            break;
+        case 'n':
+            if (match_literal(r, "null", 4)) Py_RETURN_NONE;
+            break;
+        case 'N':
+        case 'I':
+            r->flag = FLAG_NON_FINITE;
+            return NULL;
+        default:
+            if (*r->pos == '-' || (*r->pos >= '0' && *r->pos <= '9')) return read_number(r);
+    }
+    r->flag = FLAG_SYNTAX;
+    return NULL;
+}
+
+static void reader_free(Reader *r) {
+    PyMem_Free(r->scratch);
+    PyMem_Free(r->table);
+}
+
+/* read(raw, max_depth, offsets) -> (data, 0, table) for a clean document, (None, flag, None) otherwise. */
+static PyObject *native_read(PyObject *module, PyObject *args) {
+    Py_buffer view;
+    int max_depth;
+    int record = 1;
+    if (!PyArg_ParseTuple(args, "y*i|p", &view, &max_depth, &record)) return NULL;
+    Reader r;
+    memset(&r, 0, sizeof(r));
+    r.start = view.buf;
+    r.pos = view.buf;
+    r.end = r.start + view.len;
+    r.max_depth = max_depth;
+    r.record = record;
+    PyObject *data = NULL;
+    PyObject *result = NULL;
+    if (view.len >= 3 && memcmp(r.start, "\xEF\xBB\xBF", 3) == 0) {
+        r.flag = FLAG_BOM;
+    } else {
+        skip_ws(&r);
+        if (r.pos >= r.end) {
+            r.flag = FLAG_EMPTY;
+        } else {
+            data = read_value(&r);
+            if (data != NULL) {
+                skip_ws(&r);
+                if (r.pos != r.end) {
+                    r.flag = FLAG_TRAILING;
+                    Py_CLEAR(data);
+                }
+            } else if (r.flag == 0) {
+                goto done; /* an exception (memory) */
+            }
+        }
+    }
+    if (r.flag != 0) {
+        result = Py_BuildValue("(OiO)", Py_None, r.flag, Py_None);
+    } else {
+        PyObject *table = record ? PyBytes_FromStringAndSize((const char *)r.table,
+                                                            r.table_len * 2 * (Py_ssize_t)sizeof(uint64_t))
+                                 : Py_NewRef(Py_None);
+        if (table != NULL) {
+            result = Py_BuildValue("(OiO)", data, 0, table);
+            Py_DECREF(table);
+        }
+    }
+done:
+    Py_XDECREF(data);
+    reader_free(&r);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* ---- Finding members again from the offsets table ---- */
+
+static int table_end(const uint64_t *table, Py_ssize_t count, uint64_t start, uint64_t *end) {
+    Py_ssize_t low = 0, high = count - 1;
+    while (low <= high) {
+        Py_ssize_t mid = low + (high - low) / 2;
+        uint64_t at = table[2 * mid];
+        if (at == start) {
+            *end = table[2 * mid + 1];
+            return 0;
+        }
+        if (at < start)
+            low = mid + 1;
+        else
+            high = mid - 1;
+    }
+    return -1;
+}
+
+/* Just after the scalar or string at pos (the document is known to be valid). */
+static const unsigned char *skip_scalar(const unsigned char *p, const unsigned char *end) {
+    if (*p == '"') {
+        p++;
+        while (p < end && *p != '"') p += (*p == '\\') ? 2 : 1;
+        return p + 1;
+    }
+    while (p < end && *p != ',' && *p != '}' && *p != ']' && !is_ws(*p)) p++;
+    return p;
+}
+
+/* members(raw, table, start) -> [(name or None, key offset or -1, value offset)] of the container at start. */
+static PyObject *native_members(PyObject *module, PyObject *args) {
+    Py_buffer view, table_view;
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "y*y*n", &view, &table_view, &start)) return NULL;
+    PyObject *list = NULL;
+    const unsigned char *base = view.buf;
+    const unsigned char *end = base + view.len;
+    const uint64_t *table = table_view.buf;
+    Py_ssize_t count = table_view.len / (Py_ssize_t)(2 * sizeof(uint64_t));
+    uint64_t container_end;
+    if (start < 0 || start >= view.len || (base[start] != '{' && base[start] != '[') ||
+        table_end(table, count, (uint64_t)start, &container_end) < 0 || container_end > (uint64_t)view.len) {
+        PyErr_SetString(PyExc_ValueError, "no container at this offset");
+        goto out;
+    }
+    list = PyList_New(0);
+    if (list == NULL) goto out;
+    int is_object = base[start] == '{';
+    Reader r;
+    memset(&r, 0, sizeof(r));
+    r.start = base;
+    r.end = base + container_end;
+    r.pos = base + start + 1;
+    for (;;) {
+        skip_ws(&r);
+        if (r.pos >= r.end || *r.pos == '}' || *r.pos == ']') break;
+        if (*r.pos == ',') {
+            r.pos++;
+            skip_ws(&r);
+            if (r.pos >= r.end) break;
+        }
+        PyObject *name;
+        Py_ssize_t key_offset = -1;
+        if (is_object) {
+            key_offset = r.pos - base;
+            r.pos++;
+            name = read_string(&r, 1);
+            if (name == NULL) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "not a valid document");
+                reader_free(&r);
+                Py_CLEAR(list);
+                goto out;
+            }
+            skip_ws(&r);
+            r.pos++; /* the colon */
+            skip_ws(&r);
+            if (r.pos >= r.end) {
+                Py_DECREF(name);
+                break;
+            }
+        } else {
+            name = Py_NewRef(Py_None);
+        }
+        Py_ssize_t value_offset = r.pos - base;
+        uint64_t value_end;
+        if (*r.pos == '{' || *r.pos == '[') {
+            if (table_end(table, count, (uint64_t)value_offset, &value_end) < 0 || value_end > (uint64_t)view.len) {
+                Py_DECREF(name);
+                reader_free(&r);
+                PyErr_SetString(PyExc_ValueError, "offsets table does not match the document");
+                Py_CLEAR(list);
+                goto out;
+            }
+            r.pos = base + value_end;
+        } else {
+            r.pos = skip_scalar(r.pos, r.end);
+        }
+        PyObject *item = Py_BuildValue("(Nnn)", name, key_offset, value_offset);
+        if (item == NULL || PyList_Append(list, item) < 0) {
+            Py_XDECREF(item);
+            reader_free(&r);
+            Py_CLEAR(list);
+            goto out;
+        }
+        Py_DECREF(item);
+    }
+    reader_free(&r);
+out:
+    PyBuffer_Release(&table_view);
+    PyBuffer_Release(&view);
+    return list;
+}
+
+/* find(raw, table, start, key) -> (key offset or -1, value offset) of one member of the container at start: key is
+ * a member name (str) for an object, an index (int) for an array; None when there is no such member. */
+static PyObject *native_find(PyObject *module, PyObject *args) {
+    Py_buffer view, table_view;
+    Py_ssize_t start;
+    PyObject *key;
+    if (!PyArg_ParseTuple(args, "y*y*nO", &view, &table_view, &start, &key)) return NULL;
+    PyObject *result = NULL;
+    const unsigned char *base = view.buf;
+    const uint64_t *table = table_view.buf;
+    Py_ssize_t count = table_view.len / (Py_ssize_t)(2 * sizeof(uint64_t));
+    uint64_t container_end;
+    Reader r;
+    memset(&r, 0, sizeof(r));
+    if (start < 0 || start >= view.len || (base[start] != '{' && base[start] != '[') ||
+        table_end(table, count, (uint64_t)start, &container_end) < 0 || container_end > (uint64_t)view.len) {
+        PyErr_SetString(PyExc_ValueError, "no container at this offset");
+        goto out;
+    }
+    int is_object = base[start] == '{';
+    const char *wanted = NULL;
+    Py_ssize_t wanted_size = 0, wanted_index = -1;
+    if (is_object) {
+        if (!PyUnicode_Check(key)) {
+            PyErr_SetString(PyExc_TypeError, "an object's member is found by name");
+            goto out;
+        }
+        wanted = PyUnicode_AsUTF8AndSize(key, &wanted_size);
+        if (wanted == NULL) {
+            PyErr_Clear(); /* a lone surrogate: no member of a clean document has that name */
+            result = Py_NewRef(Py_None);
+            goto out;
+        }
+    } else {
+        wanted_index = PyLong_AsSsize_t(key);
+        if (wanted_index == -1 && PyErr_Occurred()) goto out;
+    }
+    r.start = base;
+    r.end = base + container_end;
+    r.pos = base + start + 1;
+    for (Py_ssize_t index = 0;; index++) {
+        skip_ws(&r);
+        if (r.pos >= r.end || *r.pos == '}' || *r.pos == ']') break;
+        if (*r.pos == ',') {
+            r.pos++;
+            skip_ws(&r);
+            if (r.pos >= r.end) break;
+        }
+        Py_ssize_t key_offset = -1;
+        int match;
+        if (is_object) {
+            key_offset = r.pos - base;
+            const unsigned char *name = r.pos + 1;
+            const unsigned char *close = name;
+            while (close < r.end && *close != '"' && *close != '\\') close++;
+            if (close < r.end && *close == '"') {
+                match = close - name == wanted_size && memcmp(name, wanted, (size_t)wanted_size) == 0;
+                r.pos = close + 1;
+            } else { /* escapes: decode the name to compare it */
+                r.pos++;
+                PyObject *decoded = read_string(&r, 0);
+                if (decoded == NULL) {
+                    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "not a valid document");
+                    goto out;
+                }
+                match = PyUnicode_Compare(decoded, key) == 0;
+                Py_DECREF(decoded);
+            }
+            skip_ws(&r);
+            r.pos++; /* the colon */
+            skip_ws(&r);
+            if (r.pos >= r.end) break;
+        } else {
+            match = index == wanted_index;
+        }
+        Py_ssize_t value_offset = r.pos - base;
+        if (match) {
+            result = Py_BuildValue("(nn)", key_offset, value_offset);
+            goto out;
+        }
+        uint64_t value_end;
+        if (*r.pos == '{' || *r.pos == '[') {
+            if (table_end(table, count, (uint64_t)value_offset, &value_end) < 0 || value_end > (uint64_t)view.len) {
+                PyErr_SetString(PyExc_ValueError, "offsets table does not match the document");
+                goto out;
+            }
+            r.pos = base + value_end;
+        } else {
+            r.pos = skip_scalar(r.pos, r.end);
+        }
+    }
+    result = Py_NewRef(Py_None);
+out:
+    reader_free(&r);
+    PyBuffer_Release(&table_view);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* line_columns(raw, offsets) -> [(line, column)], 1-based, columns in characters; offsets ascending. */
+static PyObject *native_line_columns(PyObject *module, PyObject *args) {
+    Py_buffer view;
+    PyObject *offsets;
+    if (!PyArg_ParseTuple(args, "y*O", &view, &offsets)) return NULL;
+    PyObject *sequence = PySequence_Fast(offsets, "offsets must be a sequence");
+    PyObject *result = NULL;
+    if (sequence == NULL) goto out;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(sequence);
+    result = PyList_New(count);
+    if (result == NULL) goto out;
+    const unsigned char *base = view.buf;
+    Py_ssize_t cursor = 0, line = 1, line_start = 0, column = 1, column_at = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_ssize_t offset = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(sequence, i));
+        if (offset == -1 && PyErr_Occurred()) {
+            Py_CLEAR(result);
+            goto out;
+        }
+        if (offset < cursor || offset > view.len) {
+            PyErr_SetString(PyExc_ValueError, "offsets must ascend within the document");
+            Py_CLEAR(result);
+            goto out;
+        }
+        const unsigned char *p = base + cursor;
+        const unsigned char *stop = base + offset;
+        while ((p = memchr(p, '\n', (size_t)(stop - p))) != NULL) {
+            line++;
+            p++;
+            line_start = p - base;
+        }
+        if (column_at < line_start) {
+            column = 1;
+            column_at = line_start;
+        }
+        /* on a long line, count on from the previous offset rather than from the line's start */
+        for (const unsigned char *c = base + column_at; c < stop; c++) column += (*c & 0xC0) != 0x80;
+        column_at = offset;
+        cursor = offset;
+        PyObject *pair = Py_BuildValue("(nn)", line, column);
+        if (pair == NULL) {
+            Py_CLEAR(result);
+            goto out;
+        }
+        PyList_SET_ITEM(result, i, pair);
+    }
+out:
+    Py_XDECREF(sequence);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* ---- The pre-filter of the ACTF per-step rules (rules/actf.py) ----
+ *
+ * A step is left out only when the rules certainly find nothing in it: its step_id increases, no list member
+ * is {}, and each of started_at and finished_at is absent, null, not a string, empty, or a timestamp in the
+ * forms checked completely here (YYYY-MM-DD, T or space, hh:mm:ss, up to six fraction digits, Z or +hh:mm/-hh:mm,
+ * every field in range), finished_at not before started_at when both are. Any other step is returned, and the
+ * Python rules judge it: they stay the reference and make every finding. */
+
+static int two_digits(const char *p, int *out) {
+    if (p[0] < '0' || p[0] > '9' || p[1] < '0' || p[1] > '9') return 0;
+    *out = (p[0] - '0') * 10 + (p[1] - '0');
+    return 1;
+}
+
+/* Days from 1970-01-01 to a civil date (proleptic Gregorian; H. Hinnant's algorithm). */
+static int64_t days_from_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* 1 when the text is certainly a valid timestamp with a UTC offset, and its moment in UTC microseconds. */
+static int aware_timestamp(const char *t, Py_ssize_t n, int64_t *moment) {
+    int year_hi, year_lo, month, day, hour, minute, second;
+    if (n < 20) return 0;
+    if (!two_digits(t, &year_hi) || !two_digits(t + 2, &year_lo) || t[4] != '-' || !two_digits(t + 5, &month) ||
+        t[7] != '-' || !two_digits(t + 8, &day) || (t[10] != 'T' && t[10] != ' ') || !two_digits(t + 11, &hour) ||
+        t[13] != ':' || !two_digits(t + 14, &minute) || t[16] != ':' || !two_digits(t + 17, &second))
+        return 0;
+    int year = year_hi * 100 + year_lo;
+    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return 0;
+    int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    if (day > days[month - 1] + (month == 2 && leap)) return 0;
+    Py_ssize_t i = 19;
+    int64_t micro = 0;
+    if (i < n && t[i] == '.') {
+        i++;
+        Py_ssize_t start = i;
+        while (i < n && t[i] >= '0' && t[i] <= '9' && i - start < 7) i++;
+        if (i == start || i - start > 6) return 0; /* no digit, or more than microseconds: the rules decide */
+        for (Py_ssize_t k = start; k < start + 6; k++) micro = micro * 10 + (k < i ? t[k] - '0' : 0);
+    }
+    int64_t offset = 0;
+    if (n - i == 1 && t[i] == 'Z') {
+        offset = 0;
+    } else {
+        int offset_hour, offset_minute;
+        if (!(n - i == 6 && (t[i] == '+' || t[i] == '-') && two_digits(t + i + 1, &offset_hour) && t[i + 3] == ':' &&
+              two_digits(t + i + 4, &offset_minute) && offset_hour <= 23 && offset_minute <= 59))
+            return 0;
+        offset = (t[i] == '-' ? -1 : 1) * (offset_hour * 60 + offset_minute) * 60;
+    }
+    int64_t seconds = days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset;
+    *moment = seconds * 1000000 + micro;
+    return 1;
+}
+
+/* 1: nothing to find in this member (*known set when it is a moment to compare); 0: the rules must look. */
+static int quiet_timestamp(PyObject *value, int *known, int64_t *moment) {
+    *known = 0;
+    if (value == NULL || !PyUnicode_Check(value)) return 1;
+    if (!PyUnicode_CheckExact(value)) return 0;
+    if (PyUnicode_GET_LENGTH(value) == 0) return 1;
+    if (!PyUnicode_IS_ASCII(value)) return 0;
+    if (!aware_timestamp((const char *)PyUnicode_1BYTE_DATA(value), PyUnicode_GET_LENGTH(value), moment)) return 0;
+    *known = 1;
+    return 1;
+}
+
+/* 1 when the rules might read this member as {}: an empty dict, or any object of a type no JSON reader makes. */
+static int maybe_empty_object(PyObject *value) {
+    if (value == NULL || value == Py_None || PyList_CheckExact(value) || PyUnicode_CheckExact(value) ||
+        PyLong_CheckExact(value) || PyFloat_CheckExact(value) || PyBool_Check(value))
+        return 0;
+    return !(PyDict_CheckExact(value) && PyDict_GET_SIZE(value) > 0);
+}
+
+/* steps_to_judge(steps) -> [index] of the steps the Python rules must see. */
+static PyObject *native_steps_to_judge(PyObject *module, PyObject *steps) {
+    if (!PyList_Check(steps)) {
+        PyErr_SetString(PyExc_TypeError, "steps must be a list");
+        return NULL;
+    }
+    PyObject *found = PyList_New(0);
+    if (found == NULL) return NULL;
+    PyObject *names[6] = {
+        PyUnicode_InternFromString("step_id"), PyUnicode_InternFromString("tools"),
+        PyUnicode_InternFromString("observation"), PyUnicode_InternFromString("assistant_content"),
+        PyUnicode_InternFromString("started_at"), PyUnicode_InternFromString("finished_at"),
+    };
+    PyObject *tool_calls = PyUnicode_InternFromString("tool_calls");
+    int have_previous = 0, judge_next = 0;
+    long long previous = 0;
+    for (int k = 0; k < 6; k++)
+        if (names[k] == NULL) goto fail;
+    if (tool_calls == NULL) goto fail;
+    for (Py_ssize_t index = 0; index < PyList_GET_SIZE(steps); index++) {
+        PyObject *step = PyList_GET_ITEM(steps, index);
+        if (!PyDict_Check(step)) continue;
+        int judge = 0;
+        if (!PyDict_CheckExact(step)) { /* not from a JSON reader: the rules judge it and the next step */
+            judge_next = 1;
+            have_previous = 0;
+            goto add;
+        }
+        PyObject *step_id = PyDict_GetItemWithError(step, names[0]);
+        if (step_id == NULL && PyErr_Occurred()) goto fail;
+        if (step_id != NULL && PyLong_Check(step_id) && !PyBool_Check(step_id)) {
+            int overflow = 0;
+            long long value = PyLong_CheckExact(step_id) ? PyLong_AsLongLongAndOverflow(step_id, &overflow) : 0;
+            if (value == -1 && PyErr_Occurred()) goto fail;
+            if (overflow || !PyLong_CheckExact(step_id)) {
+                /* beyond 64 bits (or an int subclass): the rules judge it, and the next step with an id too */
+                judge = 1;
+                judge_next = 1;
+                have_previous = 0;
+            } else {
+                if ((have_previous && value <= previous) || judge_next) judge = 1;
+                judge_next = 0;
+                previous = value;
+                have_previous = 1;
+            }
+        }
+        PyObject *value;
+        for (int k = 1; k <= 2 && !judge; k++) {
+            value = PyDict_GetItemWithError(step, names[k]);
+            if (value == NULL && PyErr_Occurred()) goto fail;
+            judge = maybe_empty_object(value);
+        }
+        if (!judge) {
+            PyObject *content = PyDict_GetItemWithError(step, names[3]);
+            if (content == NULL && PyErr_Occurred()) goto fail;
+            if (content != NULL && PyDict_Check(content)) {
+                if (!PyDict_CheckExact(content)) {
+                    judge = 1;
+                } else {
+                    value = PyDict_GetItemWithError(content, tool_calls);
+                    if (value == NULL && PyErr_Occurred()) goto fail;
+                    judge = maybe_empty_object(value);
+                }
+            }
+        }
+        if (!judge) {
+            int started_known, finished_known;
+            int64_t started = 0, finished = 0;
+            PyObject *start = PyDict_GetItemWithError(step, names[4]);
+            if (start == NULL && PyErr_Occurred()) goto fail;
+            PyObject *finish = PyDict_GetItemWithError(step, names[5]);
+            if (finish == NULL && PyErr_Occurred()) goto fail;
+            if (!quiet_timestamp(start, &started_known, &started) || !quiet_timestamp(finish, &finished_known, &finished))
+                judge = 1;
+            else if (started_known && finished_known && finished < started)
+                judge = 1;
+        }
+        if (judge) {
+        add:;
+            PyObject *number = PyLong_FromSsize_t(index);
+            if (number == NULL || PyList_Append(found, number) < 0) {
+                Py_XDECREF(number);
+                goto fail;
+            }
+            Py_DECREF(number);
+        }
+    }
+    for (int k = 0; k < 6; k++) Py_DECREF(names[k]);
+    Py_DECREF(tool_calls);
+    return found;
+fail:
+    for (int k = 0; k < 6; k++) Py_XDECREF(names[k]);
+    Py_XDECREF(tool_calls);
+    Py_DECREF(found);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"read", native_read, METH_VARARGS,
+     "read(raw, max_depth, offsets=True) -> (data, flag, table): flag 0 and the data of a clean document, or "
+     "(None, flag, None) for a document the exact reader must see."},
+    {"members", native_members, METH_VARARGS,
+     "members(raw, table, start) -> [(name or None, key offset or -1, value offset)] of a container."},
+    {"find", native_find, METH_VARARGS,
+     "find(raw, table, start, key) -> (key offset or -1, value offset) of one member, or None."},
+    {"line_columns", native_line_columns, METH_VARARGS,
+     "line_columns(raw, offsets) -> [(line, column)] for ascending byte offsets; columns count characters."},
+    {"steps_to_judge", native_steps_to_judge, METH_O,
+     "steps_to_judge(steps) -> [index] of the ACTF steps the Python rules must judge; the others have no finding."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_native", "The native strict JSON reader (see _native.c).", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    PyObject *module = PyModule_Create(&module_def);
+    if (module == NULL) return NULL;
+#define FLAG(name) PyModule_AddIntConstant(module, "FLAG_" #name, FLAG_##name)
+    if (FLAG(SYNTAX) || FLAG(EMPTY) || FLAG(TRAILING) || FLAG(DEPTH) || FLAG(DUPLICATE) || FLAG(LARGE_INTEGER) ||
+        FLAG(NON_FINITE) || FLAG(CONTROL) || FLAG(UTF8) || FLAG(BOM) || FLAG(SURROGATE)) {
+        Py_DECREF(module);
+        return NULL;
+    }
+#undef FLAG
+    return module;
+}

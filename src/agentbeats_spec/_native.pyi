@@ -1,0 +1,19 @@
+from typing import Any
+
+FLAG_SYNTAX: int
+FLAG_EMPTY: int
+FLAG_TRAILING: int
+FLAG_DEPTH: int
+FLAG_DUPLICATE: int
+FLAG_LARGE_INTEGER: int
+FLAG_NON_FINITE: int
+FLAG_CONTROL: int
+FLAG_UTF8: int
+FLAG_BOM: int
+FLAG_SURROGATE: int
+
+def read(raw: bytes, max_depth: int, offsets: bool = True, /) -> tuple[Any, int, bytes | None]: ...
+def members(raw: bytes, table: bytes, start: int, /) -> list[tuple[str | None, int, int]]: ...
+def line_columns(raw: bytes, offsets: list[int], /) -> list[tuple[int, int]]: ...
+def steps_to_judge(steps: list[Any], /) -> list[int]: ...
+def find(raw: bytes, table: bytes, start: int, key: str | int, /) -> tuple[int, int] | None: ...

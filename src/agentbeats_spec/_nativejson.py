@@ -1,0 +1,76 @@
+"""The optional native strict reader (the ``_native`` C extension) and positions from what it recorded.
+
+``read`` gives the data of a document only when the native pass is certain it is clean JSON with nothing to
+report; anything else (``None``) goes to the exact reader in ``_json``, which makes every report. A clean
+document keeps the table of its containers' offsets, so that a schema or rule finding on it is placed without
+reading the file again: only the containers on the way to a wanted path are looked at.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from ._pointers import Path
+
+try:
+    from . import _native
+except ImportError:  # built without a compiler: the pure-Python path
+    _native = None  # type: ignore[assignment]
+if os.environ.get("AGENTBEATS_SPEC_PURE"):
+    _native = None  # type: ignore[assignment]
+
+available = _native is not None
+_LEADING_WHITESPACE = re.compile(rb"[ \t\n\r]*")
+_OBJECT, _ARRAY = ord("{"), ord("[")
+
+
+def read(raw: bytes, max_depth: int) -> tuple[Any, bytes] | None:
+    """(data, container offsets) of a certainly clean document; None when the exact reader must see it."""
+    if _native is None:
+        return None
+    data, flag, table = _native.read(raw, max_depth)
+    if flag or table is None:
+        return None
+    return data, table
+
+
+def locate(raw: bytes, table: bytes, paths: Iterable[Path]) -> dict[Path, tuple[int | None, int]]:
+    """Byte offsets of the key (None for array items and the root) and value of each path, as ``_json.locate``."""
+    assert _native is not None
+    prefixes = sorted({path[:i] for path in paths for i in range(len(path) + 1)}, key=len)
+    root = _LEADING_WHITESPACE.match(raw).end()  # type: ignore[union-attr]  # it matches the empty string
+    found: dict[Path, tuple[int | None, int]] = {(): (None, root)}
+    for path in prefixes[1:]:  # parents before children
+        parent = found.get(path[:-1])
+        if parent is None:
+            continue
+        start = parent[1]
+        opening = raw[start]
+        token = path[-1]
+        if opening == _OBJECT:
+            place = _native.find(raw, table, start, token)
+        elif opening == _ARRAY and token.isascii() and token.isdigit() and str(int(token)) == token:
+            place = _native.find(raw, table, start, int(token))
+        else:
+            continue
+        if place is not None:
+            key, value = place
+            found[path] = (None if key < 0 else key, value)
+    return found
+
+
+def line_columns(raw: bytes, offsets: Iterable[int]) -> dict[int, tuple[int, int]]:
+    """1-based (line, column in characters) of byte offsets, counted natively."""
+    assert _native is not None
+    ordered = sorted(set(offsets))
+    return dict(zip(ordered, _native.line_columns(raw, ordered), strict=True))
+
+
+def steps_to_judge(steps: list[Any]) -> list[int] | None:
+    """Indices of the ACTF steps the per-step rules must judge (the others have no finding); None: judge all."""
+    if _native is None or not available:
+        return None
+    return _native.steps_to_judge(steps)
