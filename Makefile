@@ -35,6 +35,7 @@ test: $(STAMP) $(AJV)
 	$(BIN)/mypy src
 	$(BIN)/python tools/catalog.py --check
 	$(BIN)/python tools/codegen.py --check
+	$(MAKE) --no-print-directory fuzz
 	$(BIN)/python -m pytest
 
 # The native reader under libFuzzer with AddressSanitizer and UBSan, differential against the exact reader
