@@ -197,3 +197,13 @@ def test_without_flock_writers_still_write(tmp_path: Path, monkeypatch: pytest.M
     second = write_task(tmp_path, _versions()[1])
     assert not first.exists() and second.parent.parent.name == "normal"
     assert to_dict(read_task(second.parent))["category"] == "coding-v2"
+
+
+def test_a_run_folder_that_cannot_be_made_is_a_write_error_naming_it(tmp_path: Path) -> None:
+    blocker = tmp_path / "runs"
+    blocker.write_text("a file where the run's parent folder should be\n")
+    with pytest.raises(WriteError) as info:
+        write_task(blocker / "r1", RECORD)
+    assert info.value.errno == errno.ENOTDIR
+    assert str(info.value) == f"cannot write {blocker / 'r1' / 'details'}: Not a directory"
+    assert blocker.read_text() == "a file where the run's parent folder should be\n"

@@ -132,8 +132,19 @@ def write_task(
     Writers of different tasks run in parallel. A record read from another run (by :func:`read_task`, or from
     the run named by ``artifacts_from``) brings its collected artifacts: they are copied and each manifest's
     ``directory`` rewritten, the other run left as it was. Raises :class:`ArtifactsUnavailable`, before anything
-    is written, when an artifact cannot be copied.
+    is written, when an artifact cannot be copied, and :class:`WriteError` when a file or folder cannot be written.
     """
+    try:
+        return _write_task(run_dir, record, artifacts_from)
+    except WriteError:
+        raise
+    except OSError as error:  # a folder made or moved on the way: told as every failed write is
+        raise WriteError.of(error.filename or run_dir, error) from None
+
+
+def _write_task(
+    run_dir: str | os.PathLike[str], record: Any, artifacts_from: str | os.PathLike[str] | None
+) -> Path:
     origin = Path(artifacts_from) if artifacts_from is not None else _origin_of(record)
     if not hasattr(type(record), "__kind__"):
         record = _api.from_dict("agentcompass-task-detail", record)
