@@ -82,6 +82,19 @@ def survey(folder: Path) -> Survey | None:
     return Survey(signature, size, newest >= time.time_ns() - RACY_NANOSECONDS)
 
 
+def size_below(path: Path) -> int:
+    """The bytes of a file, or of everything below a folder (links not followed); 0 when it cannot be read.
+
+    What deciding on worker processes needs, without the signature a cache key needs.
+    """
+    try:
+        return sum(info.st_size for _, info in _walk(str(path)))
+    except NotADirectoryError:
+        return os.lstat(path).st_size
+    except OSError:
+        return 0
+
+
 def _walk(top: str) -> Iterator[tuple[str, os.stat_result]]:
     """(relative name, lstat) of ``top`` and everything below it, sorted by name; strings only, for speed."""
     yield "", os.lstat(top)

@@ -225,7 +225,7 @@ def run_here(units: list[Unit], jobs: int, cache: Any = None) -> Iterator[Part]:
     keys: list[str | None] = [None] * len(units)
     sizes = [0] * len(units)
     found: dict[int, Part] = {}
-    if cache is not None or (jobs > 1 and len(units) > 1):
+    if cache is not None:
         from .._cache import survey
 
         for index, unit in enumerate(units):
@@ -235,11 +235,14 @@ def run_here(units: list[Unit], jobs: int, cache: Any = None) -> Iterator[Part]:
                     sizes[index] = os.lstat(unit.path).st_size
                 continue
             sizes[index] = seen.size
-            if cache is not None:
-                keys[index] = cache.key(unit.check, (unit.path, *unit.arguments, unit.exclude), seen)
-                cached = cache.get(keys[index]) if keys[index] is not None else None
-                if cached is not None:
-                    found[index] = cached
+            keys[index] = cache.key(unit.check, (unit.path, *unit.arguments, unit.exclude), seen)
+            cached = cache.get(keys[index]) if keys[index] is not None else None
+            if cached is not None:
+                found[index] = cached
+    elif jobs > 1 and len(units) > 1:  # only the sizes, to tell whether workers would gain
+        from .._cache import size_below
+
+        sizes = [size_below(unit.path) for unit in units]
     todo = [index for index in range(len(units)) if index not in found]
     if jobs > 1 and len(todo) > 1 and sum(sizes[index] for index in todo) >= WORKERS_GAIN_BYTES:
         yield from _in_workers(units, todo, sizes, found, keys, jobs, cache)
