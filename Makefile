@@ -25,7 +25,7 @@ validate: $(STAMP)
 	@$(BIN)/agentbeats-spec validate --no-context fixtures/invalid; status=$$?; \
 	  if [ $$status -ne 1 ]; then echo "expected exit status 1, got $$status"; exit 1; fi
 
-# Ajv (Node.js) checks that the schemas work outside Python: see tests/test_ajv.py.
+# Ajv (Node.js) checks that the schemas work outside Python: see tests/interop/test_ajv.py.
 AJV := tests/node/node_modules/.package-lock.json
 $(AJV): tests/node/package.json tests/node/package-lock.json
 	npm ci --prefix tests/node --silent --no-audit --no-fund
@@ -33,6 +33,7 @@ $(AJV): tests/node/package.json tests/node/package-lock.json
 test: $(STAMP) $(AJV)
 	$(BIN)/ruff check src tests tools benchmarks fuzz setup.py
 	$(BIN)/mypy src
+	$(BIN)/lint-imports
 	$(BIN)/python tools/catalog.py --check
 	$(BIN)/python tools/codegen.py --check
 	$(MAKE) --no-print-directory fuzz

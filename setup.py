@@ -1,6 +1,6 @@
 """Build steps pyproject.toml cannot state: the optional native reader and the schemas inside the package.
 
-The native strict JSON reader (src/agentbeats_spec/_native.c) is optional: without a working C compiler the
+The native strict JSON reader (src/agentbeats_spec/reading/_native.c) is optional: without a working C compiler the
 build goes on and the package reads JSON with its pure-Python path (same reports, slower).
 """
 
@@ -45,8 +45,8 @@ class BuildPyWithSchemas(build_py):
 
 
 native = Extension(
-    "agentbeats_spec._native",
-    sources=["src/agentbeats_spec/_native.c"],
+    "agentbeats_spec.reading._native",
+    sources=["src/agentbeats_spec/reading/_native.c"],
     optional=True,
     extra_compile_args=[] if os.name == "nt" else ["-O2", "-std=c99", "-Wall"],
 )

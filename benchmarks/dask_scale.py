@@ -31,8 +31,8 @@ from typing import Any
 
 from agentbeats_spec._limits import current
 from agentbeats_spec.distributed import _check_copy, _Source, validate_with_dask
-from agentbeats_spec.layouts import check_paths, plan
-from agentbeats_spec.layouts._units import Unit, reduce, run_unit
+from agentbeats_spec.layouts import check_paths, plan, reduce
+from agentbeats_spec.walk._units import Unit, run_unit
 
 
 def best(repeat: int, action: Callable[[], Any]) -> float:

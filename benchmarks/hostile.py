@@ -5,7 +5,7 @@
 Makes, in WORK_FOLDER (default: a temporary folder), a 2 GB file holding one string, a billion-laughs-like deep
 nesting, 100,000 tiny files and a file that grows while it is read, then runs ``agentbeats-spec validate`` on
 each in a process of its own and prints its exit code, the codes it reported, its time and its peak memory.
-The test suite runs the same cases with the limits lowered (tests/test_limits.py); this is the full-size check
+The test suite runs the same cases with the limits lowered (tests/reading/test_limits.py); this is the full-size check
 of docs/security.md.
 """
 

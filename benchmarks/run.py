@@ -74,8 +74,8 @@ REFERENCE = """
 import json, sys
 from pathlib import Path
 from jsonschema import Draft202012Validator
-from agentbeats_spec._kinds import from_content, from_path
-from agentbeats_spec._schemas import contents, registry
+from agentbeats_spec.checking._kinds import from_content, from_path
+from agentbeats_spec.checking._schemas import contents, registry
 validators = {}
 for name in open(sys.argv[1]).read().splitlines():
     path = Path(name)
@@ -94,7 +94,7 @@ for name in open(sys.argv[1]).read().splitlines():
 def check_jsonschema(files: list[Path], work: Path) -> tuple[float, int]:
     """check-jsonschema with our bundled schemas (no network), one call per kind, times added up."""
     sys.path.insert(0, str(ROOT / "src"))
-    from agentbeats_spec._kinds import from_content, from_path
+    from agentbeats_spec.checking._kinds import from_content, from_path
 
     groups: dict[str, list[str]] = {}
     for path in files:

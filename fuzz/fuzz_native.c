@@ -1,11 +1,11 @@
 /* libFuzzer harness for the native strict reader, under AddressSanitizer and UndefinedBehaviorSanitizer.
  *
  * The reader is compiled into the harness (the same source as the extension) and registered as
- * agentbeats_spec._native, so that the oracle (fuzz/oracle.py) judges it against the exact pure-Python reader:
+ * agentbeats_spec.reading._native, so that the oracle (fuzz/oracle.py) judges it against the exact pure-Python reader:
  * a clean verdict must mean the exact reader finds nothing and builds the same data, and the offsets must place
  * every path where the exact locator does. Any disagreement aborts, which libFuzzer records as a crash.
  */
-#include "../src/agentbeats_spec/_native.c"
+#include "../src/agentbeats_spec/reading/_native.c"
 
 static PyObject *oracle_check;
 
@@ -15,7 +15,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     Py_InitializeEx(0);
     PyObject *module = PyInit__native();
     PyObject *modules = PyImport_GetModuleDict();
-    if (module == NULL || PyDict_SetItemString(modules, "agentbeats_spec._native", module) < 0) {
+    if (module == NULL || PyDict_SetItemString(modules, "agentbeats_spec.reading._native", module) < 0) {
         PyErr_Print();
         abort();
     }

@@ -1,7 +1,7 @@
 """The fuzzer's oracle: the native reader's verdict, data and offsets against the exact pure-Python reader.
 
 Imported by the libFuzzer harness (fuzz_native.c) with the harness's own build of the native reader already
-registered as ``agentbeats_spec._native``. An AssertionError here is a crash to the fuzzer.
+registered as ``agentbeats_spec.reading._native``. An AssertionError here is a crash to the fuzzer.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentbeats_spec import _json, _native, _nativejson
+from agentbeats_spec.reading import _json, _native, _nativejson
 from agentbeats_spec.rules import actf
 
 MAX_DEPTH = 64  # low enough for the fuzzer to reach, so that the limit's edge is exercised

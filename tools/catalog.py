@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from agentbeats_spec import kinds, schema
-from agentbeats_spec._bundle import bundle, schema_text
 from agentbeats_spec._codes import CODES
-from agentbeats_spec._schemas import BASE_URI
+from agentbeats_spec.checking._bundle import bundle, schema_text
+from agentbeats_spec.checking._schemas import BASE_URI
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOG = ROOT / "schemas" / "catalog.json"

@@ -23,28 +23,28 @@ from ._issues import (
     UnknownKind,
     WriteError,
 )
-from ._kinds import Kind
 from ._limits import Limits
 from ._version import __version__
+from .checking._kinds import Kind
 
 if TYPE_CHECKING:
-    from ._atif_files import from_atif, to_atif
-    from ._migrate import migrate_run
-    from ._tasks import read_task, write_task
+    from .atif._files import from_atif, to_atif
+    from .tasks._detail import read_task, write_task
+    from .tasks._migrate import migrate_run
 
 
 def __getattr__(name: str) -> object:
     # Task records pull in the writers and the layouts; a one-file validation does not need them.
     if name in ("read_task", "write_task"):
-        from . import _tasks
+        from .tasks import _detail
 
-        return getattr(_tasks, name)
+        return getattr(_detail, name)
     if name in ("to_atif", "from_atif"):
-        from . import _atif_files
+        from .atif import _files
 
-        return getattr(_atif_files, name)
+        return getattr(_files, name)
     if name == "migrate_run":
-        from . import _migrate
+        from .tasks import _migrate
 
         return _migrate.migrate_run
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,10 +9,12 @@ from typing import Any
 
 import attrs
 
-from . import _core, _documents, _kinds, _limits, _schemas
+from . import _limits
 from ._issues import InvalidDocument, Issue, UnknownKind
-from ._kinds import KINDS, Kind
 from ._limits import Limits
+from .checking import _examine, _kinds, _schemas, _sources
+from .checking._kinds import KINDS, Kind
+from .reading import _documents
 
 PathLike = str | os.PathLike[str]
 
@@ -35,14 +37,14 @@ def validate(
     inside a folder are never followed. Nothing a file holds makes this raise: it becomes issues on that file.
     """
     kind_ = _kinds.get(kind) if kind is not None else None
-    from ._secrets import AllowList
+    from .credentials._scan import AllowList
 
     with _limits.using(limits), _limits.scanning(AllowList() if secrets else None):
         if isinstance(source, os.PathLike):
             from .layouts import check_paths
 
             return list(check_paths([Path(source)], kind_, follow_symlinks=follow_symlinks).issues)
-        return _hint_paths(source, list(_core.examine_source(source, kind_).issues))
+        return _hint_paths(source, list(_sources.examine_source(source, kind_).issues))
 
 
 def _hint_paths(source: Any, issues: list[Issue]) -> list[Issue]:
@@ -67,19 +69,19 @@ def scan(
     Each finding is a ``security.secret`` issue whose message masks the secret and gives its fingerprint; the
     fingerprints listed in ``allow_list`` (a file, one per line) are not reported.
     """
-    from . import _secrets
+    from .credentials import _scan
 
-    allow = _secrets.AllowList.read(Path(allow_list)) if allow_list is not None else _secrets.AllowList()
-    with _limits.using(limits), _secrets.scanning(allow):
+    allow = _scan.AllowList.read(Path(allow_list)) if allow_list is not None else _scan.AllowList()
+    with _limits.using(limits), _scan.scanning(allow):
         if isinstance(source, os.PathLike):
             from .layouts import scan_paths
 
             return list(scan_paths([Path(source)], follow_symlinks=follow_symlinks).issues)
-        document = _core.document_of(source, None)
+        document = _sources.document_of(source, None)
         findings = list(document.findings)
         if document.readable:
-            findings.extend(_secrets.scan_data(document.data, allow))
-        return _core.issues_of(document, findings, None, None)
+            findings.extend(_scan.scan_data(document.data, allow))
+        return _examine.issues_of(document, findings, None, None)
 
 
 def redact(value: Any, *, allow_list: str | os.PathLike[str] | None = None) -> Any:
@@ -91,9 +93,9 @@ def redact(value: Any, *, allow_list: str | os.PathLike[str] | None = None) -> A
     are evaluation facts and stay as they are. The fingerprints listed in ``allow_list`` are left too. A model
     comes back as a model of its kind.
     """
-    from . import _redact, _secrets
+    from .credentials import _redact, _scan
 
-    allow = _secrets.AllowList.read(Path(allow_list)) if allow_list is not None else _secrets.AllowList()
+    allow = _scan.AllowList.read(Path(allow_list)) if allow_list is not None else _scan.AllowList()
     if attrs.has(type(value)):
         kind = getattr(type(value), "__kind__", None)
         if kind is None:
@@ -126,25 +128,25 @@ def load(path: PathLike, kind: str | None = None, *, limits: Limits | None = Non
     it). The model class follows the kind: ``agentbeats_spec.models.MODELS[kind]``.
     """
     with _limits.using(limits):
-        examined = _core.examine_file(Path(path), _kinds.get(kind) if kind else None, explicit=True)
+        examined = _sources.examine_file(Path(path), _kinds.get(kind) if kind else None, explicit=True)
     assert examined is not None  # a named file always gets a verdict
     return _model_of(examined)
 
 
 def loads(source: str | bytes, kind: str | None = None) -> Any:
     """Like :func:`load`, for the text or bytes of a document."""
-    return _model_of(_core.examine_source(source, _kinds.get(kind) if kind else None))
+    return _model_of(_sources.examine_source(source, _kinds.get(kind) if kind else None))
 
 
 def from_dict(kind: str, data: Any) -> Any:
     """The model of an already parsed document, after the same validation as :func:`load`."""
-    return _model_of(_core.examine_source(data, _kinds.get(kind)))
+    return _model_of(_sources.examine_source(data, _kinds.get(kind)))
 
 
 def to_dict(model: Any) -> dict[str, Any]:
     """The document of a model, as plain JSON values (no validation, no I/O)."""
-    from . import _convert  # cattrs: imported when models are used, not to validate
-    from ._modelkit import shadowed
+    from .models import _convert  # cattrs: imported when models are used, not to validate
+    from .models._kit import shadowed
 
     # unknown_members can be changed in place after the model was built: look again before writing it out.
     clashes = list(shadowed(model))
@@ -156,10 +158,10 @@ def to_dict(model: Any) -> dict[str, Any]:
 
 def dumps(model: Any) -> str:
     """The text of a model's document, after validating it (schema and rules)."""
-    from . import _write
+    from .writing import _atomic
 
     kind, data = checked(model)
-    return _write.serialize(data, kind.syntax).decode("utf-8")
+    return _atomic.serialize(data, kind.syntax).decode("utf-8")
 
 
 def dump(model: Any, path: PathLike) -> None:
@@ -169,23 +171,22 @@ def dump(model: Any, path: PathLike) -> None:
     half-way leaves the previous file intact and no temporary file behind (:class:`WriteError`). A TOML file
     that exists is rewritten in its own style: comments, order and layout of what did not change are kept.
     """
-    from . import _write
+    from .writing import _atomic
 
     kind, data = checked(model)
     target = Path(path)
     content = None
     if kind.syntax == "toml":  # a hand-written file keeps its comments, order and layout
-        from ._tomlstyle import in_style_of
+        from .writing._tomlstyle import in_style_of
 
         content = in_style_of(target, data)
-    _write.write_atomic(target, content if content is not None else _write.serialize(data, kind.syntax))
+    _atomic.write_atomic(target, content if content is not None else _atomic.serialize(data, kind.syntax))
 
 
-def _model_of(examined: _core.Examined) -> Any:
+def _model_of(examined: _examine.Examined) -> Any:
     if not examined.valid or examined.kind is None:
         raise InvalidDocument(examined.issues)
-    from . import _convert
-    from .models import MODELS
+    from .models import MODELS, _convert
 
     model = MODELS[examined.kind.name]
     if examined.kind.syntax == "jsonl":  # one model per line
@@ -199,7 +200,7 @@ def checked(model: Any) -> tuple[Kind, dict[str, Any]]:
         raise TypeError(f"{type(model).__name__} is not the model of a whole artifact; see agentbeats_spec.kinds()")
     kind = _kinds.get(kind_name)
     data = to_dict(model)
-    examined = _core.examine(_documents.from_data(data), kind, None)
+    examined = _examine.examine(_documents.from_data(data), kind, None)
     if not examined.valid:
         raise InvalidDocument(examined.issues)
     return kind, data

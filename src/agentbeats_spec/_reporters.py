@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, TextIO
 from urllib.parse import quote as quote_uri
 
 from ._codes import describe
-from ._core import Report
 from ._issues import Issue
 from ._text import printable
 from ._version import __version__
+from .checking._collect import Report
 
 if TYPE_CHECKING:
-    from ._migrate import Migration
+    from .tasks._migrate import Migration
 
 CONTEXT_WIDTH = 100
 

@@ -20,14 +20,15 @@ import attrs
 
 from . import _reporters
 from ._api import kinds, schema
-from ._bundle import bundle
-from ._core import CheckFailed, Report, read_bounded
 from ._issues import SpecError
-from ._kinds import KINDS
-from ._kinds import get as get_kind
 from ._limits import GIB, Limits, current, scanning, using
 from ._version import __version__
+from .checking._bundle import bundle
+from .checking._collect import CheckFailed, Report
+from .checking._kinds import KINDS
+from .checking._kinds import get as get_kind
 from .layouts import check_paths, check_repository, scan_paths
+from .reading._bounded import read_bounded
 
 EXIT_VALID, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 ALLOW_LIST = Path("agentbeats-secrets.allow")
@@ -367,7 +368,7 @@ def _cache(arguments: argparse.Namespace, allow: Any) -> Any:
     """The verdict cache of a validate run: None without one, False when the one asked for cannot be used."""
     if arguments.no_cache:
         return None
-    from . import _cache as cache
+    from .walk import _cache as cache
 
     folder = arguments.cache or cache.default_folder()
     if cache.inside(folder, arguments.paths):
@@ -396,12 +397,12 @@ def _scan(arguments: argparse.Namespace) -> int:
 
 
 def _allow_list(path: Path | None) -> Any:
-    from . import _secrets
+    from .credentials import _scan as scanner
 
     if path is None:
-        return _secrets.AllowList.read(ALLOW_LIST) if ALLOW_LIST.is_file() else _secrets.AllowList()
+        return scanner.AllowList.read(ALLOW_LIST) if ALLOW_LIST.is_file() else scanner.AllowList()
     try:
-        return _secrets.AllowList.read(path)
+        return scanner.AllowList.read(path)
     except (OSError, UnicodeDecodeError) as error:
         raise SpecError(f"cannot read the allow-list {path}: {error}") from None
 
@@ -433,13 +434,14 @@ def _redact(arguments: argparse.Namespace) -> int:
     raw, problem = read_bounded(path)
     if problem is not None:
         raise SpecError(f"{path}: {problem.message}")
-    from . import _redact, _write
+    from .credentials import _redact
+    from .writing import _atomic
 
     content, note, kept = _redact.redact_file(path, raw, _allow_list(arguments.allow_list))
     if note is not None:
         print(f"agentbeats-spec: warning: {note}", file=sys.stderr)
     if arguments.in_place or arguments.output:
-        _write.write_atomic(path if arguments.in_place else arguments.output, content)
+        _atomic.write_atomic(path if arguments.in_place else arguments.output, content)
     else:
         sys.stdout.flush()
         sys.stdout.buffer.write(content)
@@ -462,16 +464,30 @@ def _check_l1(arguments: argparse.Namespace) -> int:
 def _convert(arguments: argparse.Namespace) -> int:
     if _missing([arguments.source]):
         return EXIT_USAGE
-    from . import _atif_files
+    from ._issues import InvalidDocument
+    from .atif import _files
 
-    return _atif_files.main(
-        arguments.source, arguments.output, to_atif=arguments.to == "atif", strict=arguments.strict,
-        output_format=arguments.format, agent=(arguments.agent_name, arguments.agent_version, arguments.model_name),
-    )  # fmt: skip
+    agent = _files.Given(arguments.agent_name, arguments.agent_version, arguments.model_name)
+    try:
+        done, written = _files.convert(
+            arguments.source, arguments.output, to_atif=arguments.to == "atif", strict=arguments.strict, given=agent
+        )
+    except InvalidDocument as error:
+        if arguments.format == "json":
+            _files.issues_json(list(error.issues), sys.stdout)
+        else:
+            _reporters.text(Report(tuple(error.issues), 1), sys.stdout)
+            sys.stdout.write("nothing written: the input is not valid\n")
+        return EXIT_INVALID
+    if arguments.format == "json":
+        _files.json_report(done, written, sys.stdout)
+    else:
+        _files.text_report(done, written, sys.stdout, to_atif=arguments.to == "atif")
+    return EXIT_VALID if written else EXIT_INVALID
 
 
 def _migrate(arguments: argparse.Namespace) -> int:
-    from ._migrate import migrate_run
+    from .tasks._migrate import migrate_run
 
     if _missing([arguments.run]):
         return EXIT_USAGE

@@ -25,13 +25,13 @@ from typing import Any
 
 import attrs
 
-from ._core import Part, Report
 from ._issues import Issue, SpecError
-from ._kinds import get as get_kind
 from ._limits import Limits, current, secrets_allow, using
 from ._version import __version__
-from .layouts import plan
-from .layouts._units import Listing, Unit, Walk, assemble, run_unit
+from .checking._collect import Part, Report
+from .checking._kinds import get as get_kind
+from .layouts import assemble, plan
+from .walk._units import Listing, Unit, Walk, run_unit
 
 __all__ = ["validate_with_dask"]
 
@@ -149,7 +149,7 @@ class _Source:
 
     def tree(self) -> Any:
         """The names the walk sees: this machine's, or one listing of the whole remote prefix."""
-        from .layouts._units import LOCAL
+        from .walk._units import LOCAL
 
         if self.filesystem is None:
             return LOCAL

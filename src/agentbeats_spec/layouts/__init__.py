@@ -14,10 +14,12 @@ from typing import Any
 
 import attrs
 
-from .. import _kinds
-from .._core import Collector, Report, examine_file, failing_on, scan_file
-from ._fs import Reporter, entries, is_folder, present
-from ._units import LOCAL, Tree, Walk, assemble, run_here
+from .._issues import Fact, Issue
+from ..checking import _kinds
+from ..checking._collect import Collector, Part, Report, failing_on
+from ..checking._sources import examine_file, may_be_artifact, scan_file
+from ..walk._fs import Reporter, entries, is_folder, present
+from ..walk._units import LOCAL, Tree, Walk, run_here
 
 
 def layouts() -> tuple[Any, ...]:
@@ -117,6 +119,14 @@ def _named_link(path: Path, reporter: Reporter) -> bool:
     return True
 
 
+def loose_file(walk: Walk, path: Path) -> None:
+    """A file met in a folder that is no layout: a unit when it may be an artifact, else counted as skipped."""
+    if may_be_artifact(path, None):
+        walk.defer(file_unit, path, None)
+    else:
+        walk.skip()
+
+
 def file_unit(collector: Collector, path: Path, kind: str | None, explicit: bool = False) -> None:
     """One artifact file on its own (named, or met in a folder that is no layout)."""
     collector.add(examine_file(path, _kinds.get(kind) if kind else None, explicit=explicit))
@@ -181,5 +191,34 @@ def plan_folder(folder: Path, kind: _kinds.Kind | None, walk: Walk, root: Path) 
                 if entry.path.suffix == "." + kind.syntax:
                     walk.defer(file_unit, entry.path, kind.name)
             else:
-                walk.loose_file(entry.path)
+                loose_file(walk, entry.path)
         stack.extend(entry.path for entry in reversed(listing) if entry.is_folder)
+
+
+def assemble(walk: Walk, parts: Iterable[Part], progress: Callable[[int], None] | None = None) -> Report:
+    """The report of a tree: the walk's issues, every unit's part in the walk's order, then the reduce."""
+    collector = Collector(progress=progress)
+    collector.issues.extend(walk.issues)
+    collector.skipped = walk.skipped
+    if progress is not None and walk.skipped:
+        progress(walk.skipped)
+    for part in parts:
+        collector.merge(part)
+    collector.issues.extend(reduce(collector.facts))
+    return collector.report()
+
+
+def reduce(facts: Iterable[Fact]) -> list[Issue]:
+    """The rules that span units, each over the facts named for it, in the order the units gave them."""
+    grouped: dict[str, list[Fact]] = {}
+    for fact in facts:
+        grouped.setdefault(fact.rule, []).append(fact)
+    if not grouped:
+        return []
+    from . import abb
+
+    rules: dict[str, Callable[[list[Fact]], list[Issue]]] = {abb.CASE_ID_RULE: abb.unique_case_ids}
+    issues: list[Issue] = []
+    for name, found in grouped.items():
+        issues.extend(rules[name](found))
+    return issues

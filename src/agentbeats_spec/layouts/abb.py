@@ -6,12 +6,16 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .. import _documents, _kinds
-from .._core import Collector, Examined, examine_file, read_bounded
 from .._issues import Anchor, Fact, Finding, Issue
 from .._text import quote
-from ._fs import Entry, Reporter, entries, present
-from ._units import LOCAL, Tree, Walk
+from ..checking import _kinds
+from ..checking._collect import Collector
+from ..checking._examine import Examined
+from ..checking._sources import examine_file
+from ..reading import _documents
+from ..reading._bounded import read_bounded
+from ..walk._fs import Entry, Reporter, entries, present
+from ..walk._units import LOCAL, Tree, Walk
 
 CASE = _kinds.KINDS["abb-case"]
 ATTEMPT_FILES = ("trajectory.json", "run.json", "manifest.json", "process.json")

@@ -10,13 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .. import _kinds
-from .._core import Collector, examine_file
 from .._issues import Anchor, Finding
 from .._text import quote
+from ..checking import _kinds
+from ..checking._collect import Collector
+from ..checking._sources import examine_file
 from ..rules.abv3 import inside_root
-from ._fs import entries, is_file, is_folder, listable
-from ._units import LOCAL, Tree, Walk
+from ..walk._fs import entries, is_file, is_folder, listable
+from ..walk._units import LOCAL, Tree, Walk
 
 REPO = _kinds.KINDS["abv3-repo"]
 RESULTS = _kinds.KINDS["abv3-results"]

@@ -15,14 +15,18 @@ from typing import Any
 
 import attrs
 
-from .. import _documents, _kinds
-from .._core import Collector, Examined, examine_file, read_bounded
 from .._issues import Anchor, Finding, Severity
-from .._pointers import join
 from .._text import quote
+from ..checking import _kinds
+from ..checking._collect import Collector
+from ..checking._examine import Examined
+from ..checking._sources import examine_file
+from ..reading import _documents
+from ..reading._bounded import read_bounded
+from ..reading._pointers import join
 from ..rules.abv3 import inside_root
-from ._fs import Entry, Reporter, entries, is_inside, present
-from ._units import LOCAL, Tree, Walk
+from ..walk._fs import Entry, Reporter, entries, is_inside, present
+from ..walk._units import LOCAL, Tree, Walk
 
 STATES = ("running", "normal", "error", "fatal")
 FINAL_STATES = ("normal", "error", "fatal")
@@ -92,7 +96,7 @@ MIGRATION_STAGING = ".agentbeats-spec-migrate"
 
 def _plan_run_root(root: Path, walk: Walk, others: list[Any]) -> None:
     """The run-level files beside details/, each a unit; anything else at the root is walked as any folder is."""
-    from . import file_unit, plan_folder
+    from . import file_unit, loose_file, plan_folder
 
     if not walk.is_file(root / "run_info.json"):
         walk.about(
@@ -120,7 +124,7 @@ def _plan_run_root(root: Path, walk: Walk, others: list[Any]) -> None:
             if not any(layout.detect(entry.path, walk.tree) for layout in others):
                 plan_folder(entry.path, None, walk, root)
         elif entry.name not in RUN_TEXT_FILES:
-            walk.loose_file(entry.path)
+            loose_file(walk, entry.path)
 
 
 def _place_of(task: Path) -> tuple[str | None, Path | None]:

@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Literal
 
 import attrs
 
-from .._modelkit import ABSENT, Absent, no_shadowing, short_repr
+from ._kit import ABSENT, Absent, no_shadowing, short_repr
 from .actf import Trajectory
 
 __all__ = [

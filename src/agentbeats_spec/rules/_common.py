@@ -9,8 +9,8 @@ from typing import Any, TypeGuard
 import attrs
 
 from .._issues import Anchor, Finding
-from .._pointers import join
 from .._text import closest, quote
+from ..reading._pointers import join
 
 
 def unknown_members(

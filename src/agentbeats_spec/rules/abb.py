@@ -7,8 +7,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .._issues import Finding
-from .._pointers import join
 from .._text import quote
+from ..reading._pointers import join
 from ._common import is_int, unknown_members
 
 CASE_FIELDS = (

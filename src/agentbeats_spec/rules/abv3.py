@@ -9,8 +9,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .._issues import Anchor, Finding
-from .._pointers import join
 from .._text import describe, quote
+from ..reading._pointers import join
 from ._common import unknown_members
 
 TABLES: dict[str, tuple[str, ...]] = {

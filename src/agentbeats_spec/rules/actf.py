@@ -7,10 +7,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .. import _nativejson
 from .._issues import Finding
-from .._pointers import join
 from .._text import quote
+from ..reading import _nativejson
+from ..reading._pointers import join
 from ._common import once_per_document
 
 _TIMESTAMP = re.compile(

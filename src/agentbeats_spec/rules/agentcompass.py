@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._issues import Anchor, Finding
-from .._pointers import join
 from .._text import quote
+from ..reading._pointers import join
 from . import actf
 from ._common import is_int, once_per_document, unknown_members
 
@@ -118,7 +118,7 @@ def legacy_result(data: Any) -> Iterator[Finding]:
     yield from attempt(data)
     if not isinstance(data, dict) or set(data) <= {"retry_count"}:
         return  # a retry-only attempt is not an observation, and is not converted
-    from .._legacy import derived_issues
+    from ..records._legacy import derived_issues
 
     reason = derived_issues(data)
     if isinstance(reason, str):

@@ -1,0 +1,130 @@
+"""What a check of many files gathers: every file's issues and facts, merged into one report."""
+
+from __future__ import annotations
+
+import contextlib
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import attrs
+
+from .._issues import Fact, Issue, Severity
+from ._examine import Examined
+
+
+@attrs.frozen
+class Report:
+    """What checking some paths found: every issue, how many files were checked, of which kinds."""
+
+    issues: tuple[Issue, ...]
+    checked: int
+    skipped: int = 0
+    kinds: tuple[tuple[str, int], ...] = ()
+    empty: tuple[str, ...] = ()  # folders named to check that held no artifact at all
+
+    @property
+    def valid(self) -> bool:
+        return not any(issue.severity == "error" for issue in self.issues)
+
+
+@attrs.define
+class Collector:
+    """Gathers the issues of many files and folders into one report."""
+
+    issues: list[Issue] = attrs.field(factory=list)
+    checked: int = 0
+    skipped: int = 0
+    kinds: Counter[str] = attrs.field(factory=Counter)
+    progress: Callable[[int], None] | None = None
+    facts: list[Fact] = attrs.field(factory=list)
+
+    def add(self, examined: Examined | None, label: str | None = None) -> Examined | None:
+        """Count a file (None: a file that is no artifact) and keep its issues."""
+        if examined is None:
+            self.skipped += 1
+        else:
+            with failing_on(examined.file or "<document>"):
+                issues = examined.issues
+            self.checked += 1
+            self.kinds[label or (examined.kind.name if examined.kind else "unknown")] += 1
+            self.issues.extend(issues)
+        if self.progress is not None:
+            self.progress(self.checked + self.skipped)
+        return examined
+
+    def about(self, path: Path, code: str, message: str, severity: Severity = "error") -> None:
+        """An issue about a file or folder as a whole."""
+        self.issues.append(Issue(str(path), None, "", None, None, severity, code, message))
+
+    def fact(self, fact: Fact) -> None:
+        """Keep a value that a rule spanning units needs (see ``layouts._units``)."""
+        self.facts.append(fact)
+
+    def part(self) -> Part:
+        return Part(tuple(self.issues), self.checked, self.skipped, tuple(self.kinds.items()), tuple(self.facts))
+
+    def merge(self, part: Part) -> None:
+        self.issues.extend(part.issues)
+        self.checked += part.checked
+        self.skipped += part.skipped
+        self.kinds.update(dict(part.kinds))
+        self.facts.extend(part.facts)
+        if self.progress is not None:
+            self.progress(self.checked + self.skipped)
+
+    def report(self) -> Report:
+        return Report(
+            tuple(sorted(self.issues, key=Issue.sort_key)),
+            self.checked,
+            self.skipped,
+            tuple(sorted(self.kinds.items())),
+        )
+
+
+@attrs.frozen
+class Part:
+    """What checking one unit of a tree gave: its issues, its file counts and its facts, all picklable."""
+
+    issues: tuple[Issue, ...]
+    checked: int
+    skipped: int
+    kinds: tuple[tuple[str, int], ...]
+    facts: tuple[Fact, ...]
+
+    def with_paths(self, rename: Callable[[str], str]) -> Part:
+        """The same part with every file and folder name passed through ``rename``."""
+        return Part(
+            tuple(attrs.evolve(issue, file=rename(issue.file)) if issue.file else issue for issue in self.issues),
+            self.checked,
+            self.skipped,
+            self.kinds,
+            tuple(attrs.evolve(fact, scope=rename(fact.scope), file=rename(fact.file)) for fact in self.facts),
+        )
+
+
+class CheckFailed(Exception):
+    """A bug met while checking one file or folder: what the command line reports as an internal error.
+
+    Whatever a file holds becomes issues on that file; only a fault of this package's own gets here, and it says
+    which file was being checked so that the bug can be reported with it.
+    """
+
+    def __init__(self, file: str, detail: str) -> None:
+        super().__init__(file, detail)  # the arguments make it picklable, back from a worker process
+        self.file = file
+        self.detail = detail
+
+    def __str__(self) -> str:
+        return f"while checking {self.file}: {self.detail}"
+
+
+@contextlib.contextmanager
+def failing_on(file: str) -> Iterator[None]:
+    """Name the file being checked in any unexpected exception (one from an inner file is kept as it is)."""
+    try:
+        yield
+    except (CheckFailed, KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as error:
+        raise CheckFailed(file, f"{type(error).__name__}: {error}") from error

@@ -1,0 +1,236 @@
+"""JSON Schema keywords, re-implemented where the stock ones do not fit our reports.
+
+Three reasons: (1) the pointer contract, one error per missing or unexpected member with that
+member's own pointer (stock ``required`` names the object, ``additionalProperties`` lumps extras
+together); (2) messages that never embed a whole instance (stock ``type`` and ``enum`` put the
+``repr`` of a possibly megabyte value into the message, eagerly); (3) ECMA-262 semantics for
+``pattern``, so that Python agrees with ajv (Python's ``$`` also matches before a final newline).
+The verdicts are the same as the stock keywords'.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from jsonschema.exceptions import ValidationError
+
+from .._text import describe, did_you_mean, quote, type_names
+
+Validator = Any  # jsonschema's Validator protocol; kept loose to avoid importing its typing here
+
+
+def _properties_of(schema: dict[str, Any]) -> list[str]:
+    return list(schema.get("properties", {}))
+
+
+def required(validator: Validator, names: list[str], instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    for name in names:
+        if name not in instance:
+            yield ValidationError(f"missing required member {name!r}", path=[name])
+
+
+def dependent_required(
+    validator: Validator, dependencies: dict[str, list[str]], instance: Any, schema: dict[str, Any]
+) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    for present, needed in dependencies.items():
+        if present not in instance:
+            continue
+        for name in needed:
+            if name not in instance:
+                group = ", ".join(repr(each) for each in sorted({present, *needed}))
+                yield ValidationError(f"missing member {name!r}: {group} are written together", path=[name])
+
+
+def additional_properties(validator: Validator, allowed: Any, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    known = schema.get("properties", {})
+    patterns = [_compiled(pattern) for pattern in schema.get("patternProperties", {})]
+    extras = [name for name in instance if name not in known and not any(p.search(name) for p in patterns)]
+    if validator.is_type(allowed, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], allowed, path=extra)
+    elif allowed is False:
+        expected = [name for name in _properties_of(schema) if name not in instance]
+        for extra in extras:
+            yield ValidationError(
+                f"unexpected member {quote(extra)}{did_you_mean(extra, expected)}",
+                path=[extra],
+                instance=instance[extra],
+            )
+
+
+def property_names(validator: Validator, names: Any, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    for name in instance:
+        for error in validator.descend(instance=name, schema=names, path=name):
+            error.message = f"member name {quote(name)} is not valid: expected {_expected(error)}"
+            yield error
+
+
+def _expected(error: Any) -> str:
+    title = error.schema.get("title") if isinstance(error.schema, dict) else None
+    if title:
+        return str(title)
+    return str(error.message)
+
+
+def type_(validator: Validator, types: Any, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    types = [types] if isinstance(types, str) else types
+    if not any(validator.is_type(instance, each) for each in types):
+        yield ValidationError(f"expected {type_names(types)}, found {describe(instance)}")
+
+
+def enum(validator: Validator, choices: list[Any], instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    if any(_equal(instance, choice) for choice in choices):
+        return
+    shown = ", ".join(repr(choice) for choice in choices[:12])
+    hint = ""
+    if isinstance(instance, str):
+        hint = did_you_mean(instance, [choice for choice in choices if isinstance(choice, str)])
+    yield ValidationError(f"expected one of {shown}; found {describe(instance)}{hint}")
+
+
+def const(validator: Validator, value: Any, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    if not _equal(instance, value):
+        yield ValidationError(f"expected {value!r}, found {describe(instance)}")
+
+
+def _equal(left: Any, right: Any) -> bool:
+    # JSON equality: true is not 1, and 1 equals 1.0.
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left == right
+    return bool(left == right)
+
+
+def pattern(validator: Validator, source: str, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    if not validator.is_type(instance, "string") or _compiled(source).search(instance):
+        return
+    title = schema.get("title")
+    expected = str(title) if title else f"a string matching {source!r}"
+    yield ValidationError(f"expected {expected}; found {describe(instance)}")
+
+
+@functools.cache
+def _compiled(source: str) -> re.Pattern[str]:
+    return re.compile(ecma_to_python(source))
+
+
+def ecma_to_python(source: str) -> str:
+    """Translate the portable subset of ECMA-262 regular expressions to Python.
+
+    Only ``$`` differs in that subset: ECMA's ``$`` (without the multiline flag) matches at the very
+    end of the input, Python's also before a final newline. ``\\Z`` is ECMA's ``$`` in Python. The shipped
+    schemas guard every such pattern with ``"not": {"pattern": "\\n$"}`` so that stock engines agree too.
+    """
+    out: list[str] = []
+    in_class = False
+    escaped = False
+    for char in source:
+        if escaped:
+            out.append(char)
+            escaped = False
+        elif char == "\\":
+            out.append(char)
+            escaped = True
+        elif in_class:
+            out.append(char)
+            in_class = char != "]"
+        elif char == "[":
+            out.append(char)
+            in_class = True
+        elif char == "$":
+            out.append(r"\Z")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def unique_items(validator: Validator, unique: bool, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    if not unique or not validator.is_type(instance, "array"):
+        return
+    for index, item in enumerate(instance):
+        for earlier in range(index):
+            if _deep_equal(instance[earlier], item):
+                yield ValidationError(
+                    f"{describe(item)} repeats item {earlier}; items must be unique",
+                    path=[index],
+                    instance=item,
+                )
+                break
+
+
+def _deep_equal(left: Any, right: Any) -> bool:
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(_deep_equal(left[k], right[k]) for k in left)
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(map(_deep_equal, left, right))
+    return _equal(left, right)
+
+
+def min_properties(validator: Validator, bound: int, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    if validator.is_type(instance, "object") and len(instance) < bound:
+        yield ValidationError(f"expected at least {bound} member(s), found {describe(instance)}")
+
+
+def max_properties(validator: Validator, bound: int, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    if validator.is_type(instance, "object") and len(instance) > bound:
+        what = "an empty object" if bound == 0 else f"at most {bound} member(s)"
+        yield ValidationError(f"expected {what}, found {describe(instance)}")
+
+
+def min_items(validator: Validator, bound: int, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    if validator.is_type(instance, "array") and len(instance) < bound:
+        yield ValidationError(f"expected at least {bound} item(s), found {describe(instance)}")
+
+
+def min_length(validator: Validator, bound: int, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    if validator.is_type(instance, "string") and len(instance) < bound:
+        yield ValidationError(f"expected at least {bound} character(s), found {describe(instance)}")
+
+
+def minimum(validator: Validator, bound: float, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    if validator.is_type(instance, "number") and instance < bound:
+        yield ValidationError(f"expected a number >= {bound}, found {describe(instance)}")
+
+
+def not_(validator: Validator, forbidden: Any, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    sibling = schema.get("pattern")
+    if isinstance(sibling, str) and validator.is_type(instance, "string") and not _compiled(sibling).search(instance):
+        return  # the pattern beside it reports this string already: one error per value
+    if validator.evolve(schema=forbidden).is_valid(instance):
+        described = forbidden.get("description") if isinstance(forbidden, dict) else None
+        reason = described or schema.get("description") or "this value is not allowed here"
+        yield ValidationError(f"not allowed: {reason}")
+
+
+OVERRIDES = {
+    "required": required,
+    "dependentRequired": dependent_required,
+    "additionalProperties": additional_properties,
+    "propertyNames": property_names,
+    "type": type_,
+    "enum": enum,
+    "const": const,
+    "pattern": pattern,
+    "uniqueItems": unique_items,
+    "minProperties": min_properties,
+    "maxProperties": max_properties,
+    "minItems": min_items,
+    "minLength": min_length,
+    "minimum": minimum,
+    "not": not_,
+}
+
+# Errors of these keywords are about a member that should not be there: place them on its name.
+MEMBER_NAME_KEYWORDS = frozenset({"additionalProperties", "propertyNames", "not"})
+# Errors of these keywords are about a member that is not there: place them on the enclosing object.
+MISSING_MEMBER_KEYWORDS = frozenset({"required", "dependentRequired"})

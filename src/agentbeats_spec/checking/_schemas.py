@@ -1,0 +1,220 @@
+"""The schema files -> one ``referencing.Registry``; validators built once and cached."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .._issues import Anchor, Finding
+from ..reading._pointers import to_pointer
+
+if TYPE_CHECKING:
+    from importlib.abc import Traversable
+
+    from jsonschema.exceptions import ValidationError
+    from referencing import Registry
+
+# python-jsonschema and referencing are imported when a document has an error to report: a valid document
+# is judged by jsonschema-rs alone, and a pre-commit hook on a valid file should not pay for their import.
+
+BASE_URI = "https://agentbeats.dev/schemas/"
+
+
+def schema_directory() -> Traversable:
+    """Where the schema files are: inside the installed package, or the checkout's ``schemas/``.
+
+    Wheels carry ``schemas/`` as ``agentbeats_spec/schemas``; an editable install of a checkout
+    reads the repository's own folder, which is the source of truth.
+    """
+    # The package is always a folder on disk (wheels install as files), so no importlib.resources is needed.
+    packaged = Path(__file__).resolve().parents[1] / "schemas"
+    if packaged.is_dir():
+        return packaged
+    checkout = Path(__file__).resolve().parents[3] / "schemas"
+    if checkout.is_dir():
+        return checkout
+    raise RuntimeError("agentbeats_spec is installed without its schema files; reinstall the package")
+
+
+def _schema_files(directory: Traversable) -> Iterator[Traversable]:
+    for family in sorted(directory.iterdir(), key=lambda entry: entry.name):
+        if family.is_dir() and family.name != "bundled":  # bundled copies are generated from the rest
+            for entry in sorted(family.iterdir(), key=lambda item: item.name):
+                if entry.name.endswith(".json"):
+                    yield entry
+
+
+@functools.lru_cache(maxsize=1)
+def documents() -> dict[str, dict[str, Any]]:
+    """Every schema file as written, by ``$id``."""
+    found = {}
+    for entry in _schema_files(schema_directory()):
+        contents = json.loads(entry.read_text(encoding="utf-8"))
+        found[contents["$id"]] = contents
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def registry() -> Registry[Any]:
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
+
+    # Validation uses the schemas without their "$schema": jsonschema picks the validator class of a
+    # referenced resource from its "$schema", which would swap our keywords for the stock ones
+    # whenever a $ref crosses into another file. The draft is stated by the Resource instead.
+    resources_ = [
+        (schema_id, DRAFT202012.create_resource(_without_dialect(contents)))
+        for schema_id, contents in documents().items()
+    ]
+    return Registry().with_resources(resources_).crawl()
+
+
+def _without_dialect(contents: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in contents.items() if key != "$schema"}
+
+
+def contents(schema_id: str) -> dict[str, Any]:
+    """A schema as validation uses it (shared, never to be changed)."""
+    return registry().contents(schema_id)  # type: ignore[no-any-return]
+
+
+@functools.cache
+def validator(schema_id: str) -> Any:
+    from jsonschema import Draft202012Validator, validators
+
+    from . import _keywords
+
+    types = Draft202012Validator.TYPE_CHECKER.redefine("integer", lambda _, instance: is_integer(instance))
+    extended = validators.extend(Draft202012Validator, validators=_keywords.OVERRIDES, type_checker=types)
+    return extended(contents(schema_id), registry=registry(), format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def is_integer(instance: Any) -> bool:
+    """An integer as the AgentCompass reader counts them (``type(x) is int``).
+
+    JSON Schema calls 1.0 an integer; a reader that tells 1 from 1.0 does not, so this package refuses 1.0,
+    1e0 and -0.0 wherever a schema says ``integer`` (docs/schemas.md says so for other engines).
+    """
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+try:  # jsonschema-rs gives the verdict of a valid document quickly; python-jsonschema reports the errors
+    import jsonschema_rs
+except ImportError:  # pragma: no cover - exercised by the pure-Python test run
+    jsonschema_rs = None  # type: ignore[assignment]
+if os.environ.get("AGENTBEATS_SPEC_PURE"):
+    jsonschema_rs = None  # type: ignore[assignment]
+
+
+@functools.cache
+def fast_validator(schema_id: str) -> Any:
+    """A compiled jsonschema-rs validator, or None where the compiled wheel is missing."""
+    if jsonschema_rs is None:
+        return None
+    strict = {uri: _strict_integers(_without_dialect(document)) for uri, document in documents().items()}
+    return jsonschema_rs.Draft202012Validator(
+        strict[schema_id],
+        registry=jsonschema_rs.Registry(list(strict.items())),
+        validate_formats=False,
+        keywords={_NOT_A_FLOAT: _NotAFloat},
+    )
+
+
+# jsonschema-rs counts 1.0 as an integer, as JSON Schema does. Its copy of the schemas gets a keyword of ours
+# beside every "integer" type, so that both engines give the same verdict; the shipped files stay standard.
+_NOT_A_FLOAT = "agentbeatsNotAFloat"
+
+
+class _NotAFloat:
+    def __init__(self, parent_schema: Any, value: Any, schema_path: Any) -> None:
+        pass
+
+    def validate(self, instance: Any) -> None:
+        if isinstance(instance, float):
+            raise ValueError(f"expected an integer, found the number {instance!r}")
+
+
+def _strict_integers(schema: Any) -> Any:
+    if isinstance(schema, list):
+        return [_strict_integers(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    copied = {key: _strict_integers(value) for key, value in schema.items()}
+    types = schema.get("type")
+    if types == "integer" or (isinstance(types, list) and "integer" in types):
+        copied[_NOT_A_FLOAT] = True
+    return copied
+
+
+def check(schema_id: str, data: Any, prefix: tuple[str, ...] = ()) -> Iterator[Finding]:
+    """Validate ``data`` against one schema and yield a finding per error, most relevant first.
+
+    python-jsonschema is the reference and makes every report; jsonschema-rs, when installed, only spares it
+    the documents that are valid (tests/reading/test_engines.py checks that both agree).
+    """
+    fast = fast_validator(schema_id)
+    if fast is not None and fast.is_valid(data):
+        return
+    from jsonschema.exceptions import best_match
+
+    seen: set[tuple[str, str]] = set()
+    for error in validator(schema_id).iter_errors(data):
+        if error.context:
+            error = best_match([error])
+        finding = _finding(error, prefix)
+        if (finding.pointer, finding.message) not in seen:
+            seen.add((finding.pointer, finding.message))
+            yield finding
+
+
+def _finding(error: ValidationError, prefix: tuple[str, ...]) -> Finding:
+    pointer = to_pointer((*prefix, *(str(token) for token in error.absolute_path)))
+    keyword = str(error.validator)
+    code = "schema." + _CODE_NAMES.get(keyword, keyword)
+    from . import _keywords
+
+    if keyword in _keywords.MISSING_MEMBER_KEYWORDS:
+        anchor = Anchor.PARENT
+    elif "propertyNames" in error.absolute_schema_path:
+        anchor, code = Anchor.KEY, "schema.member-name"
+    elif keyword == "not" and isinstance(error.validator_value, dict) and "pattern" in error.validator_value:
+        anchor, code = Anchor.VALUE, "schema.pattern"  # a form the string must not have (a final line break)
+    elif keyword in _keywords.MEMBER_NAME_KEYWORDS:
+        anchor = Anchor.KEY
+    else:
+        anchor = Anchor.VALUE
+    if keyword == "pattern" and error.schema is _relative_path_schema():
+        # A string that is not a relative path inside its root escapes it: only that gets the security code
+        # (a wrong type or an empty string is a schema error like any other, never a security alert).
+        code = "security.path-escape"
+    return Finding(pointer, code, str(error.message), anchor=anchor)
+
+
+@functools.lru_cache(maxsize=1)
+def _relative_path_schema() -> Any:
+    # The very object validation uses: registry contents share everything below the top level with documents().
+    return documents()[BASE_URI + "common/defs.v1.json"]["$defs"]["relativePath"]
+
+
+# Codes name the JSON Schema keyword that failed, in the kebab-case the other codes use.
+_CODE_NAMES = {
+    "additionalProperties": "unexpected-member",
+    "required": "required",
+    "dependentRequired": "required",
+    "propertyNames": "member-name",
+    "minProperties": "min-properties",
+    "maxProperties": "max-properties",
+    "minItems": "min-items",
+    "maxItems": "max-items",
+    "minLength": "min-length",
+    "maxLength": "max-length",
+    "uniqueItems": "unique-items",
+    "exclusiveMinimum": "minimum",
+    "exclusiveMaximum": "maximum",
+    "multipleOf": "multiple-of",
+    "not": "not-allowed",
+}

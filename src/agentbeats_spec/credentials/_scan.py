@@ -1,0 +1,251 @@
+"""Secret scanning: credentials left in run files, found by member name and by shape.
+
+Two rules, documented in docs/security.md:
+
+- a member whose name is credential-like (``api_key``, ``token``, ``password``, ``secret_key``, ``authorization``,
+  ``cookie``, ``OPENAI_API_KEY``, …, compared after folding case and separators) holding a non-empty string that
+  is not a placeholder (``********``) or a reference (``${OPENAI_API_KEY}``);
+- any string whose text has the shape of a well-known credential (provider API keys, cloud access keys, bearer
+  tokens, private key blocks, JWTs, passwords in URLs), each secret of a string a finding of its own.
+
+One search (``secrets_in``, ``text_secrets``) serves the scan and the ``redact`` command, so that redact removes
+exactly what the scan finds. The AgentCompass writer's redaction, which ``write_task`` reproduces, has rules of its
+own (``_persisted``).
+
+A finding never shows the secret: messages carry its first characters, its length and a fingerprint (the first
+16 hex digits of its SHA-256), which an allow-list file names to silence a finding a person has reviewed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .. import _limits
+from .._issues import Finding
+from ..reading._pointers import to_pointer
+
+# Members named so hold what was measured; a finding in one is reported, and redaction leaves it as it is.
+EVALUATION_FACTS = frozenset({"metrics", "ground_truth", "final_answer"})
+
+_SEPARATORS = re.compile(r"[^a-z0-9]+")
+# A value that names where a secret comes from ("${OPENAI_API_KEY}") is not the secret.
+_REFERENCE = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*\}$")
+
+# Fewer names than the AgentCompass writer masks (_persisted): a finding must be worth a person's time. Names such
+# as eos_token or sort_key hold no secret; a real token under any name is still found by its shape.
+CREDENTIAL_NAMES = frozenset(
+    {
+        "api_key", "apikey", "access_key", "secret", "secret_key", "client_secret", "token", "access_token",
+        "refresh_token", "auth_token", "id_token", "session_token", "password", "passwd", "authorization",
+        "proxy_authorization", "cookie", "set_cookie", "private_key", "credential", "aksk", "jwt",
+    }
+)  # fmt: skip
+CREDENTIAL_SUFFIXES = (
+    "_api_key", "_apikey", "_access_key", "_secret_key", "_private_key", "_client_secret", "_password", "_passwd",
+    "_access_token", "_auth_token", "_refresh_token", "_session_token",
+)  # fmt: skip
+
+
+def normalized(name: str) -> str:
+    """A member name as credential names are compared: lower case, every run of other characters one ``_``."""
+    return _SEPARATORS.sub("_", name.strip().lower()).strip("_")
+
+
+def is_credential_name_for_scan(name: str) -> bool:
+    """Whether a string under this name is reported (and so redacted by ``redact``) unless it is a placeholder."""
+    key = normalized(name)
+    return key in CREDENTIAL_NAMES or key.endswith(CREDENTIAL_SUFFIXES)
+
+
+def is_placeholder(value: Any) -> bool:
+    """Nothing to hide: empty, already masked, or a reference to where the secret is kept."""
+    if value is None or value == "":
+        return True
+    if not isinstance(value, str):
+        return False
+    stripped = value.strip()
+    return set(stripped) <= {"*"} or bool(_REFERENCE.match(stripped))
+
+
+# Each shape with the group that is the secret itself: a bearer token without "Bearer", a URL's password alone.
+SHAPES: tuple[tuple[str, re.Pattern[str], int], ...] = (
+    ("an Anthropic API key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}"), 0),
+    ("an OpenAI API key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), 0),
+    ("a GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"), 0),
+    ("an AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), 0),
+    ("a Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}"), 0),
+    ("a Slack token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"), 0),
+    ("a Stripe secret key", re.compile(r"\b(?:sk|rk)_live_[A-Za-z0-9]{16,}"), 0),
+    ("a Hugging Face token", re.compile(r"\bhf_[A-Za-z0-9]{30,}"), 0),
+    ("a bearer token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})"), 1),
+    ("a private key block", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"), 0),
+    ("a JSON Web Token", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), 0),
+    # A password already masked (only "*") is not one.
+    ("a URL with a password", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@\"']+:(?!\*+@)([^\s/@\"']{3,})@"), 1),
+)
+# Shorter strings and lines are not searched: every shape but a URL with a short password needs more.
+_SHORTEST = 16
+
+
+def fingerprint(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def mask(secret: str) -> str:
+    """Enough to recognise a secret, never enough to use it."""
+    shown = secret[:4] if len(secret) >= 12 else ""
+    return f"{shown}…({len(secret)} characters)"
+
+
+@attrs.frozen
+class AllowList:
+    """Fingerprints of findings a person has reviewed and accepted, one per line (``#`` starts a comment)."""
+
+    fingerprints: frozenset[str] = frozenset()
+
+    @classmethod
+    def read(cls, path: Path) -> AllowList:
+        found = set()
+        for line in path.read_text(encoding="utf-8").splitlines():
+            entry = line.split("#", 1)[0].strip().lower()
+            if entry:
+                found.add(entry)
+        return cls(frozenset(found))
+
+    def allows(self, secret: str) -> bool:
+        return fingerprint(secret) in self.fingerprints
+
+
+NOTHING_ALLOWED = AllowList()
+
+
+def active() -> AllowList | None:
+    """The allow-list of the scan running alongside validation, or None when secrets are not scanned."""
+    allow: AllowList | None = _limits.secrets_allow()
+    return allow
+
+
+scanning = _limits.scanning
+
+
+@attrs.frozen
+class Secret:
+    """One credential in a document or a line: where it is and what it looks like (never shown as it is)."""
+
+    path: tuple[str, ...]
+    what: str
+    text: str
+    # Where the secret is inside the string value (or the line); None when the whole value is the secret.
+    span: tuple[int, int] | None
+    fact: bool = False
+
+
+def shape_spans(text: str, allow: AllowList = NOTHING_ALLOWED) -> list[tuple[int, int, str]]:
+    """Every credential shape in a string, as (start, end, what), the secret alone in each span.
+
+    Matches do not overlap (on the same start, the shape listed first wins). The search is repeated on the text
+    with the secrets found blanked out, until it finds nothing new: masking one secret can expose another (a
+    ``\\b`` before ``sk-`` once the key glued to it is gone), and every secret a redacted copy would still show
+    is found here, from the start.
+    """
+    if len(text) < _SHORTEST or not any(pattern.search(text) for _, pattern, _ in SHAPES):
+        return []  # the common case, at the cost of the searches alone
+    found: list[tuple[int, int, str]] = []
+    seen: set[tuple[int, int]] = set()
+    work = text
+    while True:
+        candidates = sorted(
+            (match.start(group), rank, match.end(group), what)
+            for rank, (what, pattern, group) in enumerate(SHAPES)
+            for match in pattern.finditer(work)
+        )
+        fresh: list[tuple[int, int, str]] = []
+        last_end = -1
+        for start, _, end, what in candidates:
+            if start < last_end or set(work[start:end]) <= {"*"}:
+                continue
+            last_end = end  # a secret left in place (allowed) still hides what overlaps it
+            if (start, end) not in seen:
+                fresh.append((start, end, what))
+        if not fresh:
+            return sorted(found)
+        pieces, last = [], 0
+        for start, end, what in fresh:  # in order, without overlaps
+            seen.add((start, end))
+            if allow.allows(text[start:end]):
+                continue
+            found.append((start, end, what))
+            pieces += [work[last:start], "*" * (end - start)]
+            last = end
+        work = "".join([*pieces, work[last:]])
+
+
+def secrets_in(value: Any, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Secret]:
+    """Every credential in a parsed document: by member name (the whole string) and by shape (in any string)."""
+    yield from _walk(value, (), allow, fact=False)
+
+
+def _walk(value: Any, path: tuple[str, ...], allow: AllowList, *, fact: bool) -> Iterator[Secret]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            inner = (*path, key)
+            in_fact = fact or key in EVALUATION_FACTS
+            if isinstance(item, str) and is_credential_name_for_scan(key) and not is_placeholder(item):
+                if not allow.allows(item):
+                    yield Secret(inner, f"the credential member {key!r} holds a value", item, None, in_fact)
+                continue
+            yield from _walk(item, inner, allow, fact=in_fact)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _walk(item, (*path, str(index)), allow, fact=fact)
+    elif isinstance(value, str):
+        for start, end, what in shape_spans(value, allow):
+            yield Secret(path, f"the string holds what looks like {what}", value[start:end], (start, end), fact)
+
+
+def scan_data(value: Any, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Finding]:
+    """Findings in a parsed document, with their pointers."""
+    for secret in secrets_in(value, allow):
+        note = "; it is an evaluation fact: review it (redaction leaves facts as they are)" if secret.fact else (
+            "; remove it or run agentbeats-spec redact"
+        )  # fmt: skip
+        yield Finding(
+            to_pointer(secret.path),
+            "security.secret",
+            f"{secret.what}: {mask(secret.text)}, fingerprint {fingerprint(secret.text)}{note}",
+        )
+
+
+def lines_of(text: str) -> Iterator[tuple[int, int, str]]:
+    """(number, offset, line) of every line, split where ``str.splitlines`` splits."""
+    offset = 0
+    for number, line in enumerate(text.splitlines(keepends=True), 1):
+        content = line.splitlines()[0] if line else line
+        yield number, offset, content
+        offset += len(line)
+
+
+def text_secrets(text: str, allow: AllowList = NOTHING_ALLOWED) -> Iterator[tuple[int, int, int, str, str]]:
+    """Credential shapes in a text file that is no JSON or TOML document: (line, column, offset, what, secret)."""
+    for number, offset, line in lines_of(text):
+        for start, end, what in shape_spans(line, allow):
+            yield number, start + 1, offset + start, what, line[start:end]
+
+
+def scan_text(text: str, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Finding]:
+    """Findings in a text file that is no JSON or TOML document, by line and column."""
+    for line, column, _, what, secret in text_secrets(text, allow):
+        yield Finding(
+            "",
+            "security.secret",
+            f"the line holds what looks like {what}: {mask(secret)}, fingerprint {fingerprint(secret)}; "
+            "remove it or run agentbeats-spec redact",
+            line=line,
+            column=column,
+        )

@@ -1,0 +1,162 @@
+"""Bytes -> a parsed document that can place JSON Pointers on its source text."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any, Literal
+
+import attrs
+
+from .._issues import Anchor, Finding
+from .._limits import current
+from . import _json, _nativejson
+from ._pointers import Path, to_path, to_pointer
+
+Syntax = Literal["json", "toml", "jsonl"]
+
+
+@attrs.frozen
+class Document:
+    """A document, its source (``None`` for an already parsed mapping) and what reading found.
+
+    ``data`` is meaningful only when ``readable`` is true. The source may be kept as the bytes read: a valid
+    document never needs its text, so it is decoded only when an issue needs a line and column.
+    """
+
+    data: Any
+    source: str | bytes | None
+    syntax: Syntax
+    findings: tuple[Finding, ...] = ()
+    readable: bool = True
+    # The native reader's container offsets (see _nativejson): positions without a second pass over the source.
+    offsets: bytes | None = attrs.field(default=None, eq=False, repr=False)
+    _decoded: list[str] = attrs.field(factory=list, eq=False, repr=False)
+
+    @property
+    def text(self) -> str | None:
+        if not isinstance(self.source, bytes):
+            return self.source
+        if not self._decoded:
+            self._decoded.append(self.source.decode("utf-8").removeprefix("\ufeff"))
+        return self._decoded[0]
+
+    def positions(self, requests: Iterable[tuple[str, Anchor]]) -> dict[tuple[str, Anchor], tuple[int, int]]:
+        """Resolve (pointer, anchor) pairs to 1-based (line, column), all in one pass over the text.
+
+        A pointer that cannot be found (a missing member's parents, say) is placed at its nearest
+        existing ancestor.
+        """
+        native = self.offsets is not None and isinstance(self.source, bytes)
+        text = None if native else self.text
+        if text is None and not native:
+            return {}
+        targets: dict[tuple[str, Anchor], Path] = {}
+        for pointer, anchor in requests:
+            path = to_path(pointer)
+            targets[(pointer, anchor)] = path[:-1] if anchor is Anchor.PARENT and path else path
+        if native:
+            assert isinstance(self.source, bytes) and self.offsets is not None
+            located = _nativejson.locate(self.source, self.offsets, set(targets.values()))
+        else:
+            assert text is not None
+            if self.syntax == "json":
+                locate = _json.locate
+            else:
+                from ._toml import locate
+            try:
+                located = locate(text, set(targets.values()))
+            except ValueError:  # text that does not parse (its syntax error is reported): findings go to its start
+                located = {}
+        offsets: dict[tuple[str, Anchor], int] = {}
+        for request, path in targets.items():
+            for cut in range(len(path), -1, -1):
+                place = located.get(path[:cut])
+                if place is not None:
+                    key_offset, value_offset = place
+                    exact = cut == len(path)
+                    use_key = request[1] is Anchor.KEY and exact and key_offset is not None
+                    offsets[request] = key_offset if use_key and key_offset is not None else value_offset
+                    break
+            else:
+                offsets[request] = 0
+        if native:
+            assert isinstance(self.source, bytes)
+            lines = _nativejson.line_columns(self.source, offsets.values())
+        else:
+            assert text is not None
+            lines = _json.Lines(text).positions(offsets.values())
+        return {request: lines[offset] for request, offset in offsets.items()}
+
+
+def read(raw: bytes, syntax: Syntax) -> Document:
+    if syntax == "json":
+        if _nativejson.available:
+            clean = _nativejson.read(raw, current().max_depth)
+            if clean is not None:
+                return Document(clean[0], raw, syntax, offsets=clean[1])
+        else:
+            data = _json.parse_fast(raw, current().max_depth)
+            if data is not _json.UNSURE:
+                return Document(data, raw, syntax)
+    text, findings = _json.decode(raw, family=syntax)
+    if text is None:
+        return Document(None, None, syntax, tuple(findings), readable=False)
+    return parse_text(text, syntax, prior=findings)
+
+
+def parse_text(text: str, syntax: Syntax, *, prior: Iterable[Finding] = ()) -> Document:
+    max_depth = current().max_depth
+    if syntax == "json":
+        data, findings = _json.parse(text, max_depth=max_depth)
+    else:
+        from . import _toml
+
+        data, findings = _toml.parse(text, max_depth)
+    findings = [*prior, *findings]
+    fatal = any(finding.severity == "error" and finding.code not in _RECOVERABLE for finding in findings) or (
+        data is None and syntax == "toml"
+    )
+    return Document(data, text, syntax, tuple(findings), readable=not fatal)
+
+
+# Reading errors after which the data still means something worth validating.
+_RECOVERABLE = frozenset({"json.duplicate-key", "json.non-finite", "toml.type"})
+
+
+def from_data(data: Any) -> Document:
+    """A document for an already parsed value: check that JSON can represent it."""
+    findings = list(_non_json(data, (), 0))
+    # As for text: after a non-finite number the rest of the document is still checked, so every issue is found.
+    readable = all(finding.code in _RECOVERABLE for finding in findings)
+    return Document(data, None, "json", tuple(findings), readable=readable)
+
+
+def _non_json(value: Any, path: Path, depth: int) -> Iterable[Finding]:
+    if depth > current().max_depth:
+        yield Finding(to_pointer(path), "json.too-deep", f"nesting deeper than {current().max_depth} levels")
+        return
+    if value is None or isinstance(value, (str, bool, int)):
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            shown = "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+            message = f"{shown} is not valid JSON; write a finite number or null"
+            yield Finding(to_pointer(path), "json.non-finite", message)
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                yield Finding(
+                    to_pointer(path),
+                    "json.type",
+                    f"member name {key!r} is a {type(key).__name__}; JSON member names are strings",
+                )
+                continue
+            yield from _non_json(item, (*path, key), depth + 1)
+        return
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _non_json(item, (*path, str(index)), depth + 1)
+        return
+    yield Finding(to_pointer(path), "json.type", f"a {type(value).__name__} value has no JSON form")

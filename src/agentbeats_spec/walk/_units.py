@@ -1,0 +1,289 @@
+"""A tree's check as units and a reduce: the one structure behind ``validate``, ``--jobs`` and the Dask path.
+
+Walking a tree reads names only: it detects each folder's layout, reports what the listing alone shows (an
+unknown state folder, a missing folder, a link) and cuts the tree into **units**. A unit is a file or folder and
+the function that checks it (a task folder, a run-level file, an ABB case or issue folder, an ABV3 repository, a
+loose artifact); it reads nothing outside its path, so it runs the same in this process, in a worker process or
+on a Dask worker that copied just that path. A unit gives back a :class:`~agentbeats_spec.checking._collect.Part`: its
+issues, its file counts and its **facts**, the few values that rules spanning units compare (a ``case_id`` and
+where it is).
+The **reduce** runs those rules over the facts of every unit, in the walk's order, and :func:`assemble` makes
+the report. Every path to a report goes through :func:`plan` and :func:`assemble`, so the reports agree by
+construction.
+
+A new cross-unit rule is a function from the facts of one ``rule`` name to issues, listed in :func:`reduce`;
+the units that know the values call ``collector.fact(Fact(rule, scope, value, file, ...))``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+import attrs
+
+from .._issues import Issue, Severity
+from .._limits import Limits, current, scanning, secrets_allow, using
+from ..checking._collect import Collector, Part, failing_on
+from ._fs import Entry, EntryType, Reporter, entries, exists, is_file, is_folder, present
+
+
+class Tree(Protocol):
+    """The names of a tree, as the walk sees them: the machine's own files, or a listing of remote ones."""
+
+    def entries(self, folder: Path, reporter: Reporter, root: Path) -> list[Entry]: ...
+
+    def names(self, folder: Path) -> list[str]: ...
+
+    def is_file(self, path: Path) -> bool: ...
+
+    def is_folder(self, path: Path) -> bool: ...
+
+    def exists(self, path: Path) -> bool: ...
+
+    def present(
+        self, path: Path, want: EntryType, reporter: Reporter, at: Path, message: str, severity: Severity = "error"
+    ) -> bool: ...
+
+
+class LocalTree:
+    """Files on this machine: links are reported and never followed, special files never opened."""
+
+    def entries(self, folder: Path, reporter: Reporter, root: Path) -> list[Entry]:
+        return entries(folder, reporter, root)
+
+    def names(self, folder: Path) -> list[str]:
+        try:
+            return sorted(os.listdir(folder))
+        except OSError:
+            return []
+
+    def is_file(self, path: Path) -> bool:
+        return is_file(path)
+
+    def is_folder(self, path: Path) -> bool:
+        return is_folder(path)
+
+    def exists(self, path: Path) -> bool:
+        return exists(path)
+
+    def present(
+        self, path: Path, want: EntryType, reporter: Reporter, at: Path, message: str, severity: Severity = "error"
+    ) -> bool:
+        return present(path, want, reporter, at, message, severity)
+
+
+LOCAL = LocalTree()
+
+
+class Listing:
+    """A remote tree listed once (object storage lists a whole prefix in a few requests): names and types only.
+
+    ``found`` maps each path (``/``-separated, as the filesystem names it) to ``"file"`` or ``"folder"``;
+    the folders that hold a listed path are implied, as object storage implies them.
+    """
+
+    def __init__(self, found: Mapping[str, str]) -> None:
+        self.types: dict[str, str] = {}
+        self.children: dict[str, set[str]] = {}
+        for path, type_ in found.items():
+            path = path.rstrip("/") or "/"
+            self.types[path] = "folder" if type_ == "folder" else "file"
+            child = Path(path)
+            for parent in child.parents:
+                self.children.setdefault(str(parent), set()).add(child.name)
+                self.types.setdefault(str(parent), "folder")
+                child = parent
+
+    def entries(self, folder: Path, reporter: Reporter, root: Path) -> list[Entry]:
+        return [
+            Entry(name, folder, "folder" if self.is_folder(folder / name) else "file")
+            for name in self.names(folder)
+        ]
+
+    def names(self, folder: Path) -> list[str]:
+        return sorted(self.children.get(str(folder), ()))
+
+    def is_file(self, path: Path) -> bool:
+        return self.types.get(str(path)) == "file"
+
+    def is_folder(self, path: Path) -> bool:
+        return self.types.get(str(path)) == "folder"
+
+    def exists(self, path: Path) -> bool:
+        return str(path) in self.types
+
+    def present(
+        self, path: Path, want: EntryType, reporter: Reporter, at: Path, message: str, severity: Severity = "error"
+    ) -> bool:
+        """As the local check says it: missing, or the other type (object storage has no links or devices)."""
+        found = self.types.get(str(path))
+        if found == want:
+            return True
+        if found is None:
+            reporter.about(at, f"layout.missing-{want}", message, severity)
+        elif found == "folder":
+            reporter.about(path, "io.not-a-file", "a folder where a file was expected")
+        else:
+            reporter.about(path, "io.not-a-file", "a file where a folder was expected")
+        return False
+
+
+@attrs.frozen
+class Unit:
+    """One independent piece of a tree's check: ``check(collector, path, *arguments)``.
+
+    The check reads ``path`` (a file, or a folder and what it holds, except the ``exclude`` folders below it,
+    which other units own) and nothing else. Paths among ``arguments`` only place it (a task's run root):
+    names, never read.
+    """
+
+    check: Callable[..., None]
+    path: Path
+    arguments: tuple[Any, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+
+@attrs.define
+class Walk:
+    """What walking a tree found: its units in order, and the issues its listing alone shows."""
+
+    tree: Tree = LOCAL
+    units: list[Unit] = attrs.field(factory=list)
+    issues: list[Issue] = attrs.field(factory=list)
+    skipped: int = 0
+
+    def about(self, path: Path, code: str, message: str, severity: Severity = "error") -> None:
+        self.issues.append(Issue(str(path), None, "", None, None, severity, code, message))
+
+    def defer(self, check: Callable[..., None], path: Path, *arguments: Any, exclude: tuple[str, ...] = ()) -> None:
+        self.units.append(Unit(check, path, arguments, exclude))
+
+    def skip(self) -> None:
+        """A file that is no artifact: counted, never read."""
+        self.skipped += 1
+
+    def entries(self, folder: Path, root: Path) -> list[Entry]:
+        return self.tree.entries(folder, self, root)
+
+    def is_file(self, path: Path) -> bool:
+        return self.tree.is_file(path)
+
+    def is_folder(self, path: Path) -> bool:
+        return self.tree.is_folder(path)
+
+    def present(self, path: Path, want: EntryType, at: Path, message: str, severity: Severity = "error") -> bool:
+        """Whether ``path`` is a ``want``; if not, why (``_fs.present``)."""
+        return self.tree.present(path, want, self, at, message, severity)
+
+    def renamed(self, rename: Callable[[str], str]) -> Walk:
+        """The same walk with every file and folder name of its issues passed through ``rename``."""
+        issues = [attrs.evolve(issue, file=rename(issue.file)) if issue.file else issue for issue in self.issues]
+        return Walk(self.tree, self.units, issues, self.skipped)
+
+
+def run_unit(unit: Unit, limits: Limits, allow: Any) -> Part:
+    """One unit, with the limits and secret scanning of the run that sent it (in any process)."""
+    collector = Collector()
+    with using(limits), scanning(allow), failing_on(str(unit.path)):
+        unit.check(collector, unit.path, *unit.arguments)
+    return collector.part()
+
+
+# Measured with benchmarks/run.py: on a tree smaller than this, --jobs 2 was slower than one process.
+WORKERS_GAIN_BYTES = 128 * 1024 * 1024
+# Units go to workers in batches, so that the cost of moving a unit between processes is paid per batch.
+BATCH_BYTES = 4 * 1024 * 1024
+BATCH_UNITS = 64
+
+
+def run_units(units: list[Unit], limits: Limits, allow: Any) -> list[Part]:
+    """A batch of units, in a worker process."""
+    return [run_unit(unit, limits, allow) for unit in units]
+
+
+def run_here(units: list[Unit], jobs: int, cache: Any = None) -> Iterator[Part]:
+    """The parts of the units, in their order: in this process, or in ``jobs`` worker processes.
+
+    With a ``cache`` (a ``_cache.VerdictCache``), the part of a folder unit whose every entry ``lstat`` the same
+    is taken from it. Workers start only when the units left to check hold at least ``WORKERS_GAIN_BYTES``:
+    below that, starting them and moving parts between processes costs more than it gains.
+    """
+    limits, allow = current(), secrets_allow()
+    keys: list[str | None] = [None] * len(units)
+    sizes = [0] * len(units)
+    found: dict[int, Part] = {}
+    if cache is not None:
+        from ._cache import survey
+
+        for index, unit in enumerate(units):
+            seen = survey(unit.path)
+            if seen is None:  # a file, or a folder that cannot be read: checked, never kept
+                with contextlib.suppress(OSError):
+                    sizes[index] = os.lstat(unit.path).st_size
+                continue
+            sizes[index] = seen.size
+            keys[index] = cache.key(unit.check, (unit.path, *unit.arguments, unit.exclude), seen)
+            cached = cache.get(keys[index]) if keys[index] is not None else None
+            if cached is not None:
+                found[index] = cached
+    elif jobs > 1 and len(units) > 1:  # only the sizes, to tell whether workers would gain
+        from ._cache import size_below
+
+        sizes = [size_below(unit.path) for unit in units]
+    todo = [index for index in range(len(units)) if index not in found]
+    if jobs > 1 and len(todo) > 1 and sum(sizes[index] for index in todo) >= WORKERS_GAIN_BYTES:
+        yield from _in_workers(units, todo, sizes, found, keys, jobs, cache)
+        return
+    for index, unit in enumerate(units):
+        part = found.get(index)
+        if part is None:
+            part = run_unit(unit, limits, allow)
+            _keep(cache, keys[index], part)
+        yield part
+
+
+def _keep(cache: Any, key: str | None, part: Part) -> None:
+    if cache is not None and key is not None:
+        cache.put(key, part)
+
+
+def _in_workers(
+    units: list[Unit],
+    todo: list[int],
+    sizes: list[int],
+    found: dict[int, Part],
+    keys: list[str | None],
+    jobs: int,
+    cache: Any,
+) -> Iterator[Part]:
+    import multiprocessing  # only with workers: a one-file check does not pay for the import
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    limits, allow = current(), secrets_allow()
+    batches: list[list[int]] = [[]]
+    size = 0
+    for index in todo:
+        if batches[-1] and (size >= BATCH_BYTES or len(batches[-1]) >= BATCH_UNITS):
+            batches.append([])
+            size = 0
+        batches[-1].append(index)
+        size += sizes[index]
+    # fork starts workers in milliseconds, with the schemas already loaded; spawn where there is no fork
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method)) as pool:
+        futures: dict[int, tuple[Future[list[Part]], list[int]]] = {}
+        for batch in batches:
+            future = pool.submit(run_units, [units[index] for index in batch], limits, allow)
+            for index in batch:
+                futures[index] = (future, batch)
+        for index in range(len(units)):
+            part = found.get(index)
+            if part is None:
+                future, batch = futures[index]
+                part = future.result()[batch.index(index)]
+                _keep(cache, keys[index], part)
+            yield part

@@ -1,0 +1,113 @@
+"""The public API: validate() on every kind of source, schema(), kinds(), the exceptions."""
+
+from __future__ import annotations
+
+import math
+import pathlib
+import re
+
+import pytest
+
+import agentbeats_spec
+from agentbeats_spec import Issue, SpecError, UnknownKind, kinds, schema, validate
+
+from ..conftest import TASK_DIR
+
+KIND_NAMES = [
+    "abv3-repo",
+    "abv3-results",
+    "abb-case",
+    "agentcompass-task",
+    "agentcompass-attempt",
+    "agentcompass-task-detail",
+    "agentcompass-retry",
+    "agentcompass-run-info",
+    "agentcompass-params",
+    "agentcompass-metrics",
+    "agentcompass-analysis-summary",
+    "agentcompass-progress",
+    "agentcompass-progress-events",
+    "actf-trajectory",
+]
+
+
+def test_the_public_names_are_exactly_these() -> None:
+    functions = ["validate", "schema", "kinds", "load", "loads", "dump", "dumps", "to_dict", "from_dict", "read_task",
+                 "write_task", "scan", "redact", "migrate_run", "to_atif", "from_atif"]  # fmt: skip
+    types = ["Issue", "Kind", "Limits", "SpecError", "InvalidDocument", "UnknownKind", "UnconvertibleAttempt",
+             "WriteError", "ArtifactsUnavailable", "__version__"]  # fmt: skip
+    assert sorted(agentbeats_spec.__all__) == sorted(functions + types)
+
+
+def test_kinds_have_the_documented_names() -> None:
+    assert [kind.name for kind in kinds()] == KIND_NAMES
+
+
+@pytest.mark.parametrize("name", KIND_NAMES)
+def test_every_kind_has_a_2020_12_schema_with_a_versioned_id(name: str) -> None:
+    found = schema(name)
+    assert found["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert found["$id"].startswith("https://agentbeats.dev/schemas/")
+    assert re.search(r"/[a-z-]+\.v[0-9]+(\.[0-9]+)?\.json$", found["$id"]), found["$id"]
+
+
+def test_schema_returns_a_copy() -> None:
+    schema("abv3-results")["title"] = "changed"
+    assert schema("abv3-results")["title"] != "changed"
+
+
+def test_unknown_kind_names_raise_the_package_error() -> None:
+    with pytest.raises(UnknownKind) as info:
+        validate("{}", kind="agentcompass-run")
+    assert isinstance(info.value, SpecError) and "agentcompass-task" in str(info.value)
+    with pytest.raises(UnknownKind):
+        schema("agentcompass-task", "agentcompass.task.v1")
+
+
+def test_validate_takes_a_path_text_bytes_or_mapping() -> None:
+    path = TASK_DIR / "task.json"
+    source = path.read_text(encoding="utf-8")
+    assert validate(path) == validate(source.encode()) == validate(source) == []
+    broken = source.replace('"avg"', '"avg", "k": 4')
+    by_text = validate(broken)
+    assert [(i.code, i.pointer, i.line) for i in by_text] == [("json.duplicate-key", "/attempt_plan/k", 17)]
+    assert validate({"schema_version": "agentcompass.task.v3", "task_id": "t", "attempts": {"1": "attempt-1"}}) == []
+
+
+def test_issues_from_files_name_the_file_and_kind() -> None:
+    path = pathlib.Path(TASK_DIR / "attempt-2" / "result.json")
+    issue = validate(path, "agentcompass-task")[0]
+    assert issue.file == str(path) and issue.kind == "agentcompass-task"
+
+
+def test_a_plain_string_path_is_text_not_a_path_and_the_message_says_so() -> None:
+    issue = validate(str(TASK_DIR / "task.json"))[0]
+    assert issue.code == "json.syntax" and "pass pathlib.Path(" in issue.message
+
+
+def test_other_sources_are_a_type_error() -> None:
+    with pytest.raises(TypeError):
+        validate(42)
+
+
+def test_issue_is_frozen_and_prints_like_a_compiler() -> None:
+    issue = Issue("f.json", "abv3-results", "/count", 2, 12, "error", "schema.minimum", "expected a number >= 0")
+    with pytest.raises(AttributeError):
+        issue.line = 3  # type: ignore[misc]
+    assert str(issue) == "f.json:2:12: error schema.minimum expected a number >= 0 (at /count)"
+
+
+def test_a_parsed_mapping_gets_the_same_issues_as_its_text() -> None:
+    """A non-finite number does not hide the rest: every issue is found, as in the text of the same document."""
+    data = {"count": -1, "main_metric": "acc", "acc": math.nan, "extra": [math.inf, -math.inf]}
+    found = [(i.code, i.pointer, i.severity, i.message) for i in validate(data, "abv3-results")]
+    assert found == [
+        ("json.non-finite", "/acc", "error", "NaN is not valid JSON; write a finite number or null"),
+        ("schema.minimum", "/count", "error", "expected a number >= 0, found the number -1"),
+        ("json.non-finite", "/extra/0", "error", "Infinity is not valid JSON; write a finite number or null"),
+        ("json.non-finite", "/extra/1", "error", "-Infinity is not valid JSON; write a finite number or null"),
+    ]
+    text = '{"count": -1, "main_metric": "acc", "acc": NaN, "extra": [Infinity, -Infinity]}'
+    assert {(i.code, i.pointer, i.message) for i in validate(text, "abv3-results")} == {
+        (code, pointer, message) for code, pointer, _, message in found
+    }

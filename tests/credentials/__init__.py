@@ -1,0 +1,1 @@
+"""Secrets: the scan's findings and what redact writes."""

@@ -1,0 +1,265 @@
+"""The contract with the released AgentCompass 1.0.1, both ways, on runs its own writer writes.
+
+On the v3 layout: a run the writer writes validates with no error and no warning; and a run its reader
+(``result_files``, ``read_result``, ``task_index``, ``build_detail_record``) refuses gets at least one error.
+The runs come from the writer's own functions (tests/agentcompass_runs.py): every state, retries and archives,
+collected, missing, failed and cancelled artifact transfers, step ids from 0, several attempts, Unicode and
+300-character task ids. The mutations are what a hand, a script or another writer does to such files.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentbeats_spec import Issue, validate
+
+from ..agentcompass_runs import Task, reader_refuses, runs, write_run, writer_modules
+
+MODULES = writer_modules()
+pytestmark = pytest.mark.skipif(MODULES is None, reason="AgentCompass 1.0.1 is not installed (make test does it)")
+SETTINGS = settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
+MUTATIONS_PER_RUN = 10
+
+
+def modules() -> SimpleNamespace:
+    assert MODULES is not None
+    return MODULES
+
+
+def failures(issues: list[Issue]) -> list[Issue]:
+    return [issue for issue in issues if issue.severity in ("error", "warning")]
+
+
+@SETTINGS
+@given(plan=runs, picks=st.data())
+def test_what_the_writer_writes_validates_and_what_its_reader_refuses_gets_an_error(
+    plan: tuple[Task, ...], picks: st.DataObject
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = (Path(folder) / "run").resolve()
+        root.mkdir()
+        write_run(modules(), root, plan, Path(folder) / "sandbox")
+        task_ids = [task.task_id for task in plan]
+        assert reader_refuses(modules(), root, task_ids) is None
+        assert failures(validate(root)) == []
+        documents = sorted(path for path in root.rglob("*.json") if "retries" not in path.parts)
+        for round_ in range(MUTATIONS_PER_RUN):
+            copied = Path(folder) / f"mutant-{round_}"
+            shutil.copytree(root, copied, symlinks=True)
+            if picks.draw(st.booleans(), label="a file, or the tree"):
+                target = picks.draw(st.sampled_from(documents), label="file")
+                mutation = picks.draw(mutations(json.loads(target.read_text(encoding="utf-8"))), label="mutation")
+                (copied / target.relative_to(root)).write_text(mutation, encoding="utf-8")
+                what = f"{target.relative_to(root)}:\n{mutation}"
+            else:
+                what = picks.draw(tree_mutations(copied), label="tree mutation")
+            refused = reader_refuses(modules(), copied, task_ids)
+            if refused is not None:
+                errors = [issue for issue in validate(copied) if issue.severity == "error"]
+                assert errors, f"the reader refuses ({refused!r}) {what}"
+            shutil.rmtree(copied)
+
+
+@SETTINGS
+@given(plan=runs, picks=st.data())
+def test_a_detail_record_the_reader_refuses_gets_an_error(plan: tuple[Task, ...], picks: st.DataObject) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = (Path(folder) / "run").resolve()
+        root.mkdir()
+        write_run(modules(), root, plan, Path(folder) / "sandbox")
+        records = [modules().layout.read_result(path) for path in modules().layout.result_files(root)]
+    for record in records:
+        assert failures(validate(record, "agentcompass-task-detail")) == []
+        for _ in range(MUTATIONS_PER_RUN):
+            text = picks.draw(mutations(record), label="mutation")
+            try:
+                mutated = json.loads(text)
+                modules().detail.build_detail_record(copy.deepcopy(mutated), strict=True)
+            except Exception:  # any exception is a refusal
+                errors = [i for i in validate(text, "agentcompass-task-detail") if i.severity == "error"]
+                assert errors, text
+
+
+@st.composite
+def tree_mutations(draw: Any, root: Path) -> str:
+    """One change to the folders of a run, made in place; what it did."""
+    task = draw(st.sampled_from(sorted(path for path in root.glob("details/*/*") if path.is_dir())), label="task")
+    attempts = sorted(path for path in task.glob("attempt-*") if path.is_dir())
+    other_state = root / "details" / draw(st.sampled_from([s for s in STATES if s != task.parent.name]))
+    kind = draw(st.sampled_from(["rename", "move", "copy", "drop attempt", "rename attempt", "drop result",
+                                 "drop index", "link result"]))  # fmt: skip
+    attempt = draw(st.sampled_from(attempts)) if attempts else None
+    if kind == "rename":
+        task.rename(task.with_name(draw(st.sampled_from(["x", "task_", "-"])) + task.name))
+    elif kind in ("move", "copy"):
+        other_state.mkdir(exist_ok=True)
+        (task.rename if kind == "move" else lambda target: shutil.copytree(task, target))(other_state / task.name)
+    elif kind == "drop index":
+        (task / "task.json").unlink()
+    elif attempt is not None and kind == "drop attempt":
+        shutil.rmtree(attempt)
+    elif attempt is not None and kind == "rename attempt":
+        attempt.rename(attempt.with_name(attempt.name.replace("-", "-0")))
+    elif attempt is not None and (attempt / "result.json").is_file():
+        result = attempt / "result.json"
+        if kind == "link result":
+            elsewhere = root / "elsewhere.json"
+            result.replace(elsewhere)
+            result.symlink_to(elsewhere)
+        else:
+            result.unlink()
+    return f"{kind} {task.relative_to(root)} {attempt.name if attempt else ''}"
+
+
+STATES = ("running", "normal", "error", "fatal")
+
+
+# What is done to a document: each turns its JSON value into the text written in its place.
+def walk(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    yield path, value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from walk(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value[:4]):
+            yield from walk(item, (*path, index))
+
+
+def replaced(document: Any, path: tuple[Any, ...], value: Any) -> Any:
+    if not path:
+        return value
+    copied = copy.deepcopy(document)
+    holder = copied
+    for token in path[:-1]:
+        holder = holder[token]
+    holder[path[-1]] = value
+    return copied
+
+
+def renamed(document: Any, path: tuple[Any, ...], name: str) -> Any:
+    copied = copy.deepcopy(document)
+    holder = copied
+    for token in path[:-1]:
+        holder = holder[token]
+    holder_items = list(holder.items())
+    holder.clear()
+    holder.update((name if key == path[-1] else key, item) for key, item in holder_items)
+    return copied
+
+
+def dropped(document: Any, path: tuple[Any, ...]) -> Any:
+    copied = copy.deepcopy(document)
+    holder = copied
+    for token in path[:-1]:
+        holder = holder[token]
+    del holder[path[-1]]
+    return copied
+
+
+def dumped(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+
+
+OTHER_VALUES = ["x", "", 7, 0, -1, 1.5, None, True, False, [], {}, {"zz": 1}, ["x"], 2**63, "done", " x", "x\n"]
+
+
+@st.composite
+def mutations(draw: Any, document: Any) -> str:
+    """One change to a document, as the text of the file."""
+    places = list(walk(document))
+    path, value = draw(st.sampled_from(places), label="place")
+    kind = draw(
+        st.sampled_from(["retype", "float", "drop", "extra", "newline", "pad", "empty", "rename", "nan", "truncate"]),
+        label="kind",
+    )
+    if kind == "retype":
+        return dumped(replaced(document, path, draw(st.sampled_from(OTHER_VALUES), label="value")))
+    if kind == "float" and isinstance(value, int) and not isinstance(value, bool):
+        return dumped(replaced(document, path, float(value)))  # 1 written as 1.0
+    if kind == "drop" and path and isinstance(path[-1], str):
+        return dumped(dropped(document, path))
+    if kind == "extra" and isinstance(value, dict):
+        name = draw(st.sampled_from(["zz_extra", "error", "ground_truth", "retry_count", "Status", "kind "]))
+        return dumped(replaced(document, path, {**value, name: 1}))
+    if kind == "newline" and isinstance(value, str):
+        return dumped(replaced(document, path, value + "\n"))
+    if kind == "pad" and isinstance(value, str):
+        return dumped(replaced(document, path, draw(st.sampled_from([" ", "\u3000", "\t"])) + value))
+    if kind == "empty" and isinstance(value, (dict, list)):
+        return dumped(replaced(document, path, type(value)()))
+    if kind == "rename" and path and isinstance(path[-1], str):
+        name = draw(st.sampled_from([path[-1] + "\n", "0" + path[-1], path[-1].upper(), path[-1] + "_", ""]))
+        return dumped(renamed(document, path, name))
+    if kind == "nan" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return dumped(replaced(document, path, math.nan))
+    if kind == "truncate":
+        text = dumped(document)
+        return text[: draw(st.integers(0, len(text) - 1), label="cut")]
+    # A change that does not apply to this place: the status or a member of the manifest, the commonest mistakes.
+    return dumped(replaced(document, path, draw(st.sampled_from(OTHER_VALUES), label="value")))
+
+
+def _one_task_run(folder: Path, transfer: str) -> Path:
+    from ..agentcompass_runs import Attempt
+
+    attempt = Attempt(1, "run_error", ("error",), 0, 2, False, True, transfer, 2, True, 1, True)
+    plan = (Task("swe/utils: ünï #1", "swe", None, 1, "avg", (attempt,), True),)
+    root = (folder / "run").resolve()
+    root.mkdir()
+    write_run(modules(), root, plan, folder / "sandbox")
+    return next(root.glob("details/*/*/attempt-1/result.json"))
+
+
+@pytest.mark.parametrize(("transfer", "statuses"), [
+    ("failed", ["missing", "failed", "not_collected"]),
+    ("cancelled", ["missing", "cancelled", "not_collected"]),
+    ("complete", ["missing", "collected", "collected"]),
+])  # fmt: skip
+def test_a_transfer_as_the_collector_records_it_is_valid(tmp_path: Path, transfer: str, statuses: list[str]) -> None:
+    result = _one_task_run(tmp_path, transfer)
+    manifest = json.loads(result.read_text(encoding="utf-8"))["artifacts"]["declared_artifacts"]
+    assert [entry["status"] for entry in manifest["entries"]] == statuses
+    assert failures(validate(result.parents[3])) == []
+
+
+def test_a_complete_manifest_holds_only_final_statuses(tmp_path: Path) -> None:
+    result = _one_task_run(tmp_path, "failed")
+    text = result.read_text(encoding="utf-8")
+    broken = text.replace('"complete": false', '"complete": true', 1)
+    result.write_text(broken, encoding="utf-8")
+    found = [(i.code, i.pointer, i.line) for i in validate(result) if i.severity == "error"]
+    lines = broken.splitlines()
+    failed = next(n for n, line in enumerate(lines, 1) if '"status": "failed"' in line)
+    pending = next(n for n, line in enumerate(lines, 1) if '"status": "not_collected"' in line)
+    entries = "/artifacts/declared_artifacts/entries"
+    assert found == [("schema.enum", f"{entries}/1/status", failed), ("schema.enum", f"{entries}/2/status", pending)]
+
+
+def test_collector_counts_are_integers(tmp_path: Path) -> None:
+    result = _one_task_run(tmp_path, "complete")
+    text = result.read_text(encoding="utf-8")
+    assert '"file_count": 1\n' in text
+    broken = text.replace('"file_count": 1\n', '"file_count": 1.0\n', 1)
+    result.write_text(broken, encoding="utf-8")
+    (issue,) = [i for i in validate(result) if i.severity == "error"]
+    line = next(n for n, text_line in enumerate(broken.splitlines(), 1) if '"file_count": 1.0' in text_line)
+    assert (issue.code, issue.pointer, issue.line) == (
+        "schema.type", "/artifacts/declared_artifacts/entries/1/file_count", line
+    )
+    assert issue.message == "expected an integer, found the number 1.0"

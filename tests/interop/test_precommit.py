@@ -1,0 +1,105 @@
+"""pre-commit, for real: installed from PyPI into a venv of the test's own, running the README's snippets on a
+sample repository. The hooks' environment is built by pre-commit from this repository (pip, through the
+registry), as it is for a user. Needs the network to PyPI (CI has it); every step is bounded in time."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import venv
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ..conftest import ROOT, TASK_DIR, VALID
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+CLONE = "/path/to/agentbeats-spec"
+
+
+def readme_block(language: str, first_line: str) -> str:
+    match = re.search(rf"```{language}\n({re.escape(first_line)}.*?)```", README, re.DOTALL)
+    assert match, first_line
+    return match.group(1)
+
+
+@pytest.fixture(scope="module")
+def pre_commit(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    if shutil.which("git") is None:
+        pytest.fail("git is needed to run pre-commit")
+    home = tmp_path_factory.mktemp("pre-commit")
+    venv.create(home / "venv", with_pip=True)
+    python = home / "venv" / "bin" / "python"
+    subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "pre-commit"],
+                   check=True, timeout=300)  # fmt: skip
+    return [str(python), "-m", "pre_commit"]
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Path:
+    """A repository with an ABV3 self-description and an AgentCompass attempt result, committed."""
+    repo = tmp_path / "sample"
+    shutil.copytree(VALID / "abv3-repo", repo)
+    attempt = repo / "runs" / "details" / "error" / "t" / "attempt-1" / "result.json"
+    attempt.parent.mkdir(parents=True)
+    shutil.copy(TASK_DIR / "attempt-2" / "result.json", attempt)
+    git(repo, "init", "--quiet")
+    git(repo, "add", "-A")
+    return repo
+
+
+def git(repo: Path, *arguments: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *arguments], cwd=repo, check=True,
+                   timeout=60)  # fmt: skip
+
+
+def run(command: list[str], cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "PRE_COMMIT_HOME": str(home), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    environment.pop("VIRTUAL_ENV", None)
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600, env=environment)
+
+
+def break_attempt(repo: Path) -> None:
+    path = repo / "runs" / "details" / "error" / "t" / "attempt-1" / "result.json"
+    data = json.loads(path.read_text())
+    data["status"] = "done"
+    path.write_text(json.dumps(data))
+
+
+def test_the_readme_config_installs_and_runs_the_hooks(pre_commit: list[str], sample: Path, tmp_path: Path) -> None:
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
+    config = readme_block("yaml", "# .pre-commit-config.yaml")
+    config = config.replace(CLONE, str(ROOT)).replace("<tag or commit>", head.stdout.strip())
+    assert [hook["id"] for hook in yaml.safe_load(config)["repos"][0]["hooks"]] == [
+        "agentbeats-toml", "agentcompass-attempt"
+    ]  # fmt: skip
+    (sample / ".pre-commit-config.yaml").write_text(config)
+    git(sample, "add", "-A")
+    home = tmp_path / "cache"
+    done = run([*pre_commit, "run", "--all-files"], sample, home)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"agentbeats\.toml \(ABV3-L1\)\.+Passed", done.stdout)
+    assert re.search(r"AgentCompass attempt result\.json\.+Passed", done.stdout)
+    break_attempt(sample)
+    failed = run([*pre_commit, "run", "--all-files"], sample, home)
+    assert failed.returncode == 1
+    assert re.search(r"AgentCompass attempt result\.json\.+Failed", failed.stdout)
+    assert "runs/details/error/t/attempt-1/result.json:1:12: error schema.enum expected one of" in failed.stdout
+
+
+def test_the_readme_try_repo_command_runs(pre_commit: list[str], sample: Path, tmp_path: Path) -> None:
+    command = readme_block("sh", "pre-commit try-repo").split()
+    assert command[:3] == ["pre-commit", "try-repo", CLONE]
+    argv = [*pre_commit, "try-repo", str(ROOT), *command[3:]]
+    home = tmp_path / "cache"
+    done = run(argv, sample, home)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"AgentCompass attempt result\.json\.+Passed", done.stdout)
+    break_attempt(sample)
+    failed = run(argv, sample, home)
+    assert failed.returncode == 1
+    assert "runs/details/error/t/attempt-1/result.json:1:12: error schema.enum expected one of" in failed.stdout

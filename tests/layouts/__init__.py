@@ -1,0 +1,1 @@
+"""Run trees by layout: folders, units, workers, the cache, and one bad file among good ones."""

@@ -1,0 +1,283 @@
+"""The run around the tasks: run_info.json and the other run-level files AgentCompass 1.0.1 writes at a run root,
+progress.jsonl line by line, and how run folders are found."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentbeats_spec import Issue, validate
+
+from ..agentcompass_writer import metric_report, released, run_files
+from ..conftest import VALID, text
+
+RUN = VALID / "agentcompass-run"
+
+
+def load(name: str) -> Any:
+    return json.loads((RUN / name).read_text(encoding="utf-8"))
+
+
+def codes(found: list[Issue]) -> list[tuple[str, str, str]]:
+    return [(issue.code, issue.pointer, issue.severity) for issue in found]
+
+
+@pytest.fixture
+def writer() -> Any:
+    store = released()
+    if store is None:
+        pytest.skip("the released agentcompass package is not installed (make test installs it)")
+    return store
+
+
+@pytest.mark.parametrize("finished", [True, False], ids=["finished", "running"])
+def test_what_the_released_writer_writes_at_a_run_root_is_valid(writer: Any, tmp_path: Path, finished: bool) -> None:
+    run_files(tmp_path / "run", finished=finished)
+    (tmp_path / "run" / "details").mkdir()
+    assert validate(tmp_path / "run") == []
+    found = {path.name for path in (tmp_path / "run").iterdir()}
+    expected = {"run_info.json", "progress.json", "progress.jsonl", "details"}
+    assert found == (expected | {"params.json", "metrics.json", "summary.md"} if finished else expected)
+
+
+def test_the_fixture_run_holds_the_writers_run_files() -> None:
+    assert {path.name for path in RUN.iterdir()} == {
+        "details", "run_info.json", "params.json", "metrics.json", "summary.md", "progress.json", "progress.jsonl"
+    }  # fmt: skip
+    assert validate(RUN) == []
+
+
+def test_a_run_without_run_info_gets_a_warning_saying_what_agentcompass_refuses(tmp_path: Path) -> None:
+    shutil.copytree(RUN, tmp_path / "run")
+    (tmp_path / "run" / "run_info.json").unlink()
+    (issue,) = validate(tmp_path / "run")
+    assert (issue.code, issue.file, issue.severity) == ("layout.missing-run-info", str(tmp_path / "run"), "warning")
+    assert "refuses to resume, reuse, summarize or analyze it" in issue.message
+
+
+def _set(member: str, value: Any) -> Callable[[dict[str, Any]], Any]:
+    return lambda data: data.__setitem__(member, value)
+
+
+def _drop(member: str) -> Callable[[dict[str, Any]], Any]:
+    return lambda data: data.pop(member)
+
+
+# Each check of _require_current_run_info (runtime/results/store.py), broken on its own.
+READER_RULES = [
+    (
+        "another version",
+        _set("schema_version", "agentcompass.run_info.v1"),
+        "schema.unknown-version",
+        "/schema_version",
+    ),
+    ("no version", _drop("schema_version"), "schema.required", "/schema_version"),
+    ("no run_id", _drop("run_id"), "schema.required", "/run_id"),
+    ("blank run_id", _set("run_id", "  "), "schema.pattern", "/run_id"),
+    ("run_id not text", _set("run_id", 20260801), "schema.type", "/run_id"),
+    ("no request", _drop("request"), "schema.required", "/request"),
+    ("request not an object", _set("request", "swe-utils"), "schema.type", "/request"),
+]
+
+
+@pytest.mark.parametrize(("why", "change", "code", "pointer"), READER_RULES, ids=[rule[0] for rule in READER_RULES])
+def test_each_check_of_the_reader_is_an_error(
+    writer: Any, why: str, change: Callable[[dict[str, Any]], Any], code: str, pointer: str
+) -> None:
+    info = load("run_info.json")
+    writer.RunStore._require_current_run_info(info, path=Path("run_info.json"))  # the fixture passes
+    change(info)
+    with pytest.raises(ValueError):
+        writer.RunStore._require_current_run_info(info, path=Path("run_info.json"))
+    found = validate(text(info), "agentcompass-run-info")
+    assert [(i.code, i.pointer, i.severity) for i in found] == [(code, pointer, "error")]
+
+
+def test_another_version_says_what_agentcompass_will_not_do() -> None:
+    (issue,) = validate({**load("run_info.json"), "schema_version": "agentcompass.run_info.v1"})
+    assert "refuses to resume, reuse, summarize or analyze a run" in issue.message
+    assert "known: agentcompass.run_info.v2, agentcompass.run_info.v3" in issue.message
+
+
+def test_a_v2_run_info_is_what_the_reader_accepts(writer: Any) -> None:
+    info = {"schema_version": "agentcompass.run_info.v2", "run_id": "r1", "request": {}, "fingerprint": "old"}
+    writer.RunStore._require_current_run_info(info, path=Path("run_info.json"))
+    assert validate(info) == []
+
+
+def test_unknown_run_info_members_warn_and_near_misses_are_errors() -> None:
+    info = {**load("run_info.json"), "reused_form": {"run_id": "r0"}, "host": "gpu-7"}
+    assert codes(validate(info)) == [
+        ("rule.unknown-key", "/host", "warning"),
+        ("rule.misspelled-key", "/reused_form", "error"),
+    ]
+
+
+def test_a_summary_provenance_records_its_override() -> None:
+    info = load("run_info.json")
+    info["metric_artifacts"]["source"] = "summary"
+    assert codes(validate(info)) == [("schema.required", "/metric_artifacts/benchmark_params_override", "error")]
+
+
+# What MetricReport (runtime/metrics/report.py) checks beyond each member's shape, broken on its own.
+def _rename(report: dict[str, Any]) -> None:
+    report["series"][2]["series_id"] = "tokens.mean@3"
+
+
+def _miscount(report: dict[str, Any]) -> None:
+    report["series"][0]["counts"]["unavailable"] = 1
+
+
+def _headline(report: dict[str, Any]) -> None:
+    report["series"][2]["role"] = "headline"
+
+
+def _k(report: dict[str, Any]) -> None:
+    report["series"][1]["k"] = 2
+    report["series"][1]["series_id"] = "correct.pass@2"
+
+
+METRIC_RULES = [
+    (_rename, "rule.series-id", "/series/2/series_id"),
+    (_miscount, "rule.series-counts", "/series/0/counts/total"),
+    (_headline, "rule.headline", "/series"),
+    (_k, "rule.series-k", "/series/1/k"),
+]
+
+
+@pytest.mark.parametrize(("change", "code", "pointer"), METRIC_RULES, ids=[rule[1] for rule in METRIC_RULES])
+def test_each_metric_report_rule_is_one_agentcompass_refuses(
+    writer: Any, change: Callable[[dict[str, Any]], None], code: str, pointer: str
+) -> None:
+    from agentcompass.runtime.metrics.report import MetricReport
+
+    report = json.loads(json.dumps(MetricReport.model_validate(metric_report()).model_dump(mode="json")))
+    assert validate(report, "agentcompass-metrics") == []
+    change(report)
+    with pytest.raises(ValueError):
+        MetricReport.model_validate(report)
+    assert (code, pointer, "error") in codes(validate(report, "agentcompass-metrics"))
+
+
+def test_metrics_json_is_closed_as_the_report_model_is() -> None:
+    report = load("metrics.json")
+    report["series"][0]["note"] = "x"
+    assert codes(validate(text(report), "agentcompass-metrics")) == [
+        ("schema.unexpected-member", "/series/0/note", "error")
+    ]
+
+
+def test_params_analysis_and_progress_snapshots_have_the_writers_shape() -> None:
+    assert codes(validate({"benchmark": {"id": ""}, "seed": 1}, "agentcompass-params")) == [
+        ("schema.min-length", "/benchmark/id", "error"),
+        ("schema.unexpected-member", "/seed", "error"),
+    ]
+    progress = load("progress.json")
+    progress["finished_tasks"] = -1
+    assert codes(validate(progress, "agentcompass-progress")) == [("schema.minimum", "/finished_tasks", "error")]
+    row = {"category": "coding", "analyzer": "loop", "total": 2, "badcase_count": 1, "error_count": 0,
+           "badcase_ratio": 0.5, "avg_score": None}  # fmt: skip
+    summary = {"per_category_per_analyzer": [row], "per_category_overall": [row], "overall": [row],
+               "overall_per_analyzer": [{**row, "items": ["details/normal/t--0/task.json"]}],
+               "distributions": {"loop": {"__overall__": {"tool": {"total": 2, "distribution": {"bash": 2}},
+                                                          "steps": {"count": 2, "min": 1, "mean": 2, "p50": 2,
+                                                                    "p90": 3, "p95": 3, "max": 3}}}}}  # fmt: skip
+    assert validate(summary, "agentcompass-analysis-summary") == []
+    broken = json.loads(json.dumps(summary))  # rows are shared above
+    broken["distributions"]["loop"]["__overall__"]["steps"].pop("p95")
+    broken["overall"][0]["badcase_ratio"] = 2
+    assert codes(validate(broken, "agentcompass-analysis-summary")) == [
+        ("schema.required", "/distributions/loop/__overall__/steps/p95", "error"),
+        ("schema.maximum", "/overall/0/badcase_ratio", "error"),
+    ]
+
+
+def events() -> list[str]:
+    return (RUN / "progress.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+
+
+def jsonl(tmp_path: Path, lines: list[str]) -> list[tuple[str, str, int | None, int | None, str]]:
+    path = tmp_path / "progress.jsonl"
+    path.write_text("".join(lines), encoding="utf-8")
+    return [(i.code, i.pointer, i.line, i.column, i.severity) for i in validate(path)]
+
+
+def test_progress_jsonl_is_checked_line_by_line_with_a_pointer_into_each_record(tmp_path: Path) -> None:
+    lines = events()
+    third = json.loads(lines[2])
+    third["attempt"] = "1"
+    del third["timestamp"]
+    lines[2] = json.dumps(third) + "\n"
+    column = lines[2].index('"attempt": "1"') + len('"attempt": ') + 1
+    assert jsonl(tmp_path, lines) == [
+        ("schema.required", "/timestamp", 3, 1, "error"),
+        ("schema.type", "/attempt", 3, column, "error"),
+    ]
+
+
+def test_a_torn_last_line_is_a_warning_and_any_other_broken_line_an_error(tmp_path: Path) -> None:
+    lines = events()
+    torn = lines[-1][:40]
+    with pytest.raises(json.JSONDecodeError) as stopped:
+        json.loads(torn)
+    column = stopped.value.colno
+    assert jsonl(tmp_path, [*lines[:-1], torn]) == [("jsonl.torn-line", "", len(lines), 1, "warning")]
+    assert jsonl(tmp_path, [*lines[:-1], torn + "\n"]) == [("json.syntax", "", len(lines), column, "error")]
+    broken = [*lines[:3], torn + "\n", *lines[3:]]
+    assert jsonl(tmp_path, broken) == [("json.syntax", "", 4, column, "error")]
+
+
+def test_blank_lines_and_a_missing_final_newline_are_warnings(tmp_path: Path) -> None:
+    lines = events()
+    last = lines[-1].rstrip("\n")
+    assert jsonl(tmp_path, [*lines[:2], "\n", *lines[2:-1], last]) == [
+        ("jsonl.blank-line", "", 3, 1, "warning"),
+        ("jsonl.no-final-newline", "", len(lines) + 1, len(last) + 1, "warning"),
+    ]
+    assert jsonl(tmp_path, []) == [("json.empty", "", 1, 1, "warning")]
+
+
+def test_json_lines_text_is_validated_with_its_kind() -> None:
+    found = validate('{"event": "run_started"}\n', "agentcompass-progress-events")
+    assert {(issue.code, issue.line) for issue in found} == {("schema.required", 1)}
+
+
+def test_a_folder_with_run_info_alone_is_a_run_root(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    info = {**load("run_info.json"), "run_id": " "}
+    (run / "run_info.json").write_text(json.dumps(info, indent=2))
+    (run / "metrics.json").write_text("{}")
+    (run / ".tmp.run_info.0123.json").write_text("{")
+    found = {(i.code, Path(i.file or "").name, i.severity) for i in validate(run)}
+    assert found == {
+        ("schema.pattern", "run_info.json", "error"),
+        ("schema.required", "metrics.json", "error"),
+        ("layout.temporary-file", ".tmp.run_info.0123.json", "warning"),
+    }
+
+
+def test_a_folder_of_many_runs_checks_each_run_root(tmp_path: Path) -> None:
+    results = tmp_path / "results" / "nightly" / "gpt-x_swe-utils"
+    for name in ("2026-08-01_10-00-00", "2026-08-02_10-00-00", "2026-08-03_10-00-00"):
+        shutil.copytree(RUN, results / name)
+    (results / "2026-08-02_10-00-00" / "run_info.json").unlink()
+    (results / "2026-08-03_10-00-00" / "progress.jsonl").write_text('{"event": 1}\n')
+    found = {(i.code, Path(i.file or "").relative_to(results).as_posix(), i.line) for i in validate(tmp_path)}
+    assert found == {
+        ("layout.missing-run-info", "2026-08-02_10-00-00", None),
+        *{(code, "2026-08-03_10-00-00/progress.jsonl", 1) for code in ("schema.required", "schema.type")},
+    }
+
+
+def test_run_level_files_are_told_by_name_only_at_a_run_root(tmp_path: Path) -> None:
+    (tmp_path / "metrics.json").write_text("{}")
+    (issue,) = validate(tmp_path / "metrics.json")
+    assert issue.code == "schema.unknown-kind"
+    assert [i.kind for i in validate(RUN / "metrics.json")] == []
+    assert validate(tmp_path) == []  # inside an ordinary folder, metrics.json is nobody's artifact

@@ -1,0 +1,70 @@
+"""The shipped fixtures: valid ones are clean, invalid ones give exactly the listed issues."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import tomli
+
+from agentbeats_spec import validate
+from agentbeats_spec.reading._pointers import to_path, to_pointer
+
+from ..conftest import FIXTURES, VALID
+
+EXPECTED = json.loads((FIXTURES / "expected-issues.json").read_text(encoding="utf-8"))
+INVALID = sorted(path for path in (FIXTURES / "invalid").rglob("*") if path.is_file())
+
+
+def test_the_valid_fixtures_have_no_issue_at_all() -> None:
+    assert validate(VALID) == []
+
+
+def test_every_invalid_fixture_is_listed() -> None:
+    assert sorted(EXPECTED) == [path.relative_to(FIXTURES).as_posix() for path in INVALID]
+
+
+@pytest.mark.parametrize("path", INVALID, ids=lambda path: path.relative_to(FIXTURES).as_posix())
+def test_invalid_fixture_gives_exactly_its_listed_issues(path: Path) -> None:
+    found = [
+        {"pointer": i.pointer, "line": i.line, "column": i.column, "severity": i.severity, "code": i.code}
+        for i in validate(path)
+    ]
+    assert found == EXPECTED[path.relative_to(FIXTURES).as_posix()]
+
+
+@pytest.mark.parametrize("path", INVALID, ids=lambda path: path.relative_to(FIXTURES).as_posix())
+def test_each_issue_line_holds_the_member_its_pointer_names(path: Path) -> None:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for issue in validate(path):
+        assert issue.line is not None and issue.column is not None, issue
+        if not issue.pointer:
+            continue
+        line = lines[issue.line - 1]
+        *parents, last = to_path(issue.pointer)
+        if issue.code in ("schema.required", "rule.main-metric") and last not in line:
+            # A missing member is placed on the object that should hold it.
+            holder = parents[-1] if parents else None
+            assert holder is None or holder in line or issue.column == 1, issue
+            continue
+        if isinstance(_resolve(path, to_pointer(parents), issue.line), list):
+            # Array items have no name on their line: their value starts at the column.
+            value = _resolve(path, issue.pointer, issue.line)
+            if path.suffix == ".json" and isinstance(value, (str, int, float, bool)):
+                assert line[issue.column - 1 :].startswith(json.dumps(value, ensure_ascii=False)), issue
+            continue
+        assert last in line, (issue, line)
+
+
+def _resolve(path: Path, pointer: str, line: int) -> object:
+    source = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":  # the pointer is within the record of the issue's line
+        source = source.splitlines()[line - 1]
+    value: object = tomli.loads(source) if path.suffix == ".toml" else json.loads(source)
+    for token in to_path(pointer):
+        if isinstance(value, dict):
+            value = value.get(token)
+        elif isinstance(value, list):
+            value = value[int(token)]
+    return value

@@ -1,0 +1,1 @@
+"""Property tests and fuzzing of the readers and round trips."""

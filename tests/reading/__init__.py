@@ -1,0 +1,1 @@
+"""Bytes to documents: the exact and native JSON readers, TOML, files and their limits."""

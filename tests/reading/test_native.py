@@ -1,0 +1,356 @@
+"""The native strict reader flags everything it is not certain is clean, and reports come out byte-identical.
+
+The native reader (src/agentbeats_spec/reading/_native.c) never makes a report: it either vouches for a document
+(its data and container offsets) or flags it for the exact reader. So the same issues, with the same lines and
+columns, must come out whichever reader runs: over the fixtures, generated documents and mutants of real files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import agentbeats_spec
+from agentbeats_spec._limits import Limits, using
+from agentbeats_spec.checking._kinds import KINDS, from_path
+from agentbeats_spec.checking._sources import examine_source
+from agentbeats_spec.reading import _json, _nativejson
+
+from ..conftest import FIXTURES, ROOT
+
+pytestmark = pytest.mark.skipif(not _nativejson.available, reason="the native reader is not built")
+
+if _nativejson.available:
+    from agentbeats_spec.reading import _native
+
+
+@contextlib.contextmanager
+def exact_reader() -> Iterator[None]:
+    """Every document through the exact reader alone (no native reader, no orjson fast path)."""
+    saved = _nativejson.available, _json.orjson
+    _nativejson.available, _json.orjson = False, None
+    try:
+        yield
+    finally:
+        _nativejson.available, _json.orjson = saved
+
+
+def both(source: Any, kind: str | None = None) -> tuple[Any, Any]:
+    native = outcome(source, kind)
+    with exact_reader():
+        exact = outcome(source, kind)
+    return native, exact
+
+
+def outcome(source: Any, kind: str | None) -> Any:
+    """The issues, or the exception: hostile inputs are helper robust's (issue 12) to report; both paths must agree."""
+    try:
+        return agentbeats_spec.validate(source, kind)
+    except Exception as error:
+        return type(error).__name__
+
+
+def flag(raw: bytes, max_depth: int = 512) -> int:
+    data, found, table = _native.read(raw, max_depth)
+    assert (data is None and table is None) if found else table is not None
+    return found
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (b"", "EMPTY"),
+        (b" \n\t", "EMPTY"),
+        (b'{"a": 1, "a": 2}', "DUPLICATE"),
+        (b'{"a": {"b": [1, {"c": 1, "c": 1}]}}', "DUPLICATE"),
+        (b'{"a": 1, "\\u0061": 2}', "DUPLICATE"),
+        (b'{"a": 9007199254740993}', "LARGE_INTEGER"),
+        (b'{"a": -9007199254740993}', "LARGE_INTEGER"),
+        (b'{"a": 123456789012345678901234567890}', "LARGE_INTEGER"),
+        (b"[" + b"9" * 5000 + b"]", "LARGE_INTEGER"),
+        (b'{"a": NaN}', "NON_FINITE"),
+        (b'{"a": Infinity}', "NON_FINITE"),
+        (b'{"a": -Infinity}', "NON_FINITE"),
+        (b'{"a": 1e999}', "NON_FINITE"),
+        (b'{"a": -1e999}', "NON_FINITE"),
+        (b"\xef\xbb\xbf{}", "BOM"),
+        (b'{"a": "\\ud800"}', "SURROGATE"),
+        (b'{"a": "\\udc00\\ud800"}', "SURROGATE"),
+        (b'{"a": "\\ud800x"}', "SURROGATE"),
+        (b'{"\\ud83d": 1}', "SURROGATE"),
+        (b'{"a": "\xff"}', "UTF8"),
+        (b'{"a": "\xed\xa0\x80"}', "UTF8"),  # a surrogate written in UTF-8
+        (b'{"a": "\xc0\xaf"}', "UTF8"),  # overlong
+        (b'{"a": "\xf4\x90\x80\x80"}', "UTF8"),  # beyond U+10FFFF
+        (b'{"a": "tab\there"}', "CONTROL"),
+        (b'{"a": "nul\x00"}', "CONTROL"),
+        (b"{} []", "TRAILING"),
+        (b"{}x", "TRAILING"),
+        (b"01", "TRAILING"),
+        (b"[" * 600 + b"]" * 600, "DEPTH"),
+        (b"[" * 257 + b"]" * 257, "DEPTH"),  # beyond what the native reader follows, whatever the limit
+        (b"{", "SYNTAX"),
+        (b'{"a" 1}', "SYNTAX"),
+        (b'{"a": 1,}', "SYNTAX"),
+        (b"[1,]", "SYNTAX"),
+        (b"[01]", "SYNTAX"),
+        (b"[1.]", "SYNTAX"),
+        (b"[.5]", "SYNTAX"),
+        (b"[1e]", "SYNTAX"),
+        (b"[+1]", "SYNTAX"),
+        (b"[tru]", "SYNTAX"),
+        (b'["\\x"]', "SYNTAX"),
+        (b'["\\u12"]', "SYNTAX"),
+        (b'["abc', "SYNTAX"),
+        (b'["abc\\', "SYNTAX"),
+        (b"[\xc2\xa0]", "SYNTAX"),  # a no-break space is no JSON white space
+        (b"[\x0b1]", "SYNTAX"),
+        (b"{'a': 1}", "SYNTAX"),
+    ],
+)
+def test_every_doubtful_document_is_flagged_with_its_reason(raw: bytes, expected: str) -> None:
+    assert flag(raw) == getattr(_native, f"FLAG_{expected}")
+
+
+def test_the_depth_limit_is_the_configured_one() -> None:
+    assert flag(b"[[[]]]", max_depth=3) == 0
+    assert flag(b"[[[]]]", max_depth=2) == _native.FLAG_DEPTH
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"a": 9007199254740992, "b": -9007199254740992, "c": 999999999999999}',
+        b'{"a": "\\ud83d\\ude00 \\u00e9\\n\\"\\\\\\/\\b\\f\\r\\t", "\xc3\xa9": "\xf0\x9f\x98\x80"}',
+        b'{"a": "\\u0000", "b": "\x7f"}',  # an escaped NUL and DEL are allowed
+        b'[0, -0, -0.0, 1.5e3, 1E-3, 2.2250738585072014e-308, 1e-999, 1.7976931348623157e308]',
+        b'  {"a": [], "b": {}, "c": [[], {}], "d": true, "e": false, "f": null}\r\n',
+        b'"just a string"',
+        b"17",
+    ],
+)
+def test_clean_documents_give_the_standard_parsers_data(raw: bytes) -> None:
+    data, found, _ = _native.read(raw, 512)
+    assert found == 0
+    expected = json.loads(raw)
+    assert data == expected
+    assert json.dumps(data) == json.dumps(expected)  # 1 and 1.0, 0.0 and -0.0 told apart
+
+
+def test_the_offsets_table_lists_every_container_in_document_order() -> None:
+    raw = b'{"a": [1, {"b": []}], "c": {}}'
+    _, _, table = _native.read(raw, 512)
+    assert table is not None
+    pairs = [int.from_bytes(table[i : i + 8], sys.byteorder) for i in range(0, len(table), 8)]
+    containers = list(zip(pairs[::2], pairs[1::2], strict=True))
+    assert containers == [(0, len(raw)), (6, 20), (10, 19), (16, 18), (27, 29)]
+    assert _native.members(raw, table, 0) == [("a", 1, 6), ("c", 22, 27)]
+    assert _native.members(raw, table, 6) == [(None, -1, 7), (None, -1, 10)]
+
+
+def test_line_columns_count_lines_and_characters() -> None:
+    raw = "{\n  \"é€😀\": 1,\n  \"b\": [1, 2]\n}".encode()
+    text = raw.decode()
+    characters = [0, 4, 7, 9, 12, 17, 21, len(text)]
+    offsets = [len(text[:at].encode()) for at in characters]
+    assert _native.line_columns(raw, offsets) == [_json.Lines(text).position(at) for at in characters]
+    assert _native.line_columns(raw, offsets)[2:4] == [(2, 6), (2, 8)]  # after two and four characters of three bytes
+
+
+# Documents as JSON writers produce them, and with the characters and numbers that need care.
+values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**60), 2**60)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=12),
+    lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=5), children, max_size=5),
+    max_leaves=25,
+)
+documents = st.tuples(values, st.sampled_from([None, 2]), st.booleans()).map(
+    lambda t: json.dumps(t[0], indent=t[1], ensure_ascii=t[2]).encode("utf-8", "surrogatepass")
+)
+SNIPPETS = [
+    b'"a": 1, "a": 2, ', b"NaN", b"-Infinity", b"1e999", b"9007199254740993", b"\\ud800", b'"\\udc00"', b"\xef\xbb\xbf",
+    b"\xff", b"\xed\xa0\x80", b"\x00", b"\t", b"\x1f", b"{", b"}", b"[", b"]", b",", b":", b'"', b"\\", b"0", b"-",
+    b".5", b"e5", b" ", b"\n", b"\\u0061", b"[[[[[[[[", b"\xc3", b"\xe2\x82", b"true", b"nul", b"/",
+]  # fmt: skip
+mutated = st.tuples(documents, st.integers(0, 400), st.sampled_from(SNIPPETS), st.integers(0, 3)).map(
+    lambda t: t[0][: t[1]] + t[2] + t[0][t[1] + t[3] :]
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(raw=documents | mutated)
+def test_native_and_exact_readers_agree_on_generated_documents_and_mutants(raw: bytes) -> None:
+    data, found, _ = _native.read(raw, 512)
+    text, decoded = _json.decode(raw, family="json")
+    exact = _json.parse(text) if text is not None else (None, [])
+    clean = text is not None and not decoded and not exact[1]
+    if found == 0:
+        assert clean, (raw, decoded, exact[1])
+        assert json.dumps(data) == json.dumps(exact[0])
+    elif clean:
+        # Only what the exact reader does not report may be flagged spuriously: lone surrogates, deep nesting.
+        assert found in (_native.FLAG_SURROGATE, _native.FLAG_DEPTH), raw
+    with using(Limits()):
+        native_issues, exact_issues = both(raw, "actf-trajectory")
+        assert native_issues == exact_issues
+
+
+def test_reports_are_identical_over_the_fixture_trees() -> None:
+    for tree in (FIXTURES / "valid", FIXTURES / "invalid"):
+        native, exact = both(tree)
+        assert native == exact
+    assert any(issue.line is not None for issue in native)
+
+
+def fixture_files() -> list[Path]:
+    return [
+        path for path in sorted(FIXTURES.rglob("*.json")) if path.name != "expected-issues.json" and from_path(path)
+    ]
+
+
+def byte_mutants(raw: bytes, rng: random.Random, count: int) -> Iterator[bytes]:
+    for _ in range(count):
+        at = rng.randrange(len(raw) + 1)
+        how = rng.randrange(3)
+        if how == 0:
+            yield raw[:at] + rng.choice(SNIPPETS) + raw[at:]
+        elif how == 1:
+            yield raw[:at] + raw[at + rng.randrange(1, 8) :]
+        else:
+            yield raw[:at] + bytes([rng.randrange(256)]) + raw[at + 1 :]
+
+
+def test_reports_are_identical_on_byte_mutants_of_real_files() -> None:
+    rng = random.Random(14)
+    compared = 0
+    for path in fixture_files():
+        raw = path.read_bytes()
+        kind = from_path(path)
+        assert kind is not None
+        for mutant in byte_mutants(raw, rng, 12):
+            native, exact = both(mutant, kind.name)
+            assert native == exact, (path, mutant)
+            compared += 1
+    assert compared > 200
+
+
+def test_reports_are_identical_on_schema_mutants_placed_through_the_offsets() -> None:
+    """Documents that read cleanly but break their schema: native positions come from the offsets table."""
+    from ..interop.test_ajv import fixtures, mutants
+
+    placed = 0
+    for index, (schema_id, data) in enumerate(fixtures()):
+        kind = next(kind for kind in KINDS.values() if schema_id in kind.versions.values())
+        if kind.syntax != "json":
+            continue
+        for count, mutant in enumerate(mutants(data)):
+            if count % 4 != index % 4:
+                continue  # a quarter of the mutants keeps the suite short; every fixture still takes part
+            raw = json.dumps(mutant, indent=2 if count % 2 else None, ensure_ascii=False).encode()
+            native_examined = examine_source(raw, kind)
+            assert native_examined.document.offsets is not None
+            native = native_examined.issues
+            with exact_reader():
+                exact = examine_source(raw, kind).issues
+            assert native == exact, (schema_id, mutant)
+            placed += sum(issue.line is not None for issue in native)
+    assert placed > 100
+
+
+def test_forcing_the_pure_path_gives_the_same_command_line_report() -> None:
+    def run(**environment: str) -> str:
+        result = subprocess.run(
+            [sys.executable, "-m", "agentbeats_spec", "validate", "--format", "json", "--jobs", "1", "fixtures"],
+            cwd=ROOT, env={**os.environ, **environment}, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert result.returncode == 1, result.stderr
+        return result.stdout
+
+    native = run()
+    pure = run(AGENTBEATS_SPEC_PURE="1")
+    assert native == pure
+    probe = "from agentbeats_spec.reading import _nativejson; print(_nativejson.available)"
+    pure_probe = subprocess.run(
+        [sys.executable, "-c", probe], env={**os.environ, "AGENTBEATS_SPEC_PURE": "1"}, capture_output=True, text=True
+    )
+    assert pure_probe.stdout.strip() == "False"
+
+
+# The ACTF per-step rules: the native pre-filter hands them only the steps where they may find something.
+DATES = st.sampled_from(["2026-08-01", "2024-02-29", "2023-02-29", "2026-13-01", "2026-04-31", "0000-01-01"])
+TIMES = st.sampled_from(["10:00:00", "10:00:05", "09:59:59", "23:59:59", "24:00:00", "10:60:00", "10:00:60"])
+FRACTIONS = st.sampled_from(["", ".5", ".123456", ".1234567", "."])
+OFFSETS = st.sampled_from(["", "Z", "z", "+00:00", "-05:30", "+0000", "+24:00", "+05:60", "+00:0"])
+timestamps = st.one_of(
+    st.builds(lambda d, s, t, f, o: f"{d}{s}{t}{f}{o}", DATES, st.sampled_from(["T", " ", "t"]), TIMES, FRACTIONS,
+              OFFSETS),
+    st.sampled_from([None, "", "yesterday", "2026-08-01", "\uff12\uff10\uff12\uff16-08-01T10:00:00Z"]),
+    st.integers(0, 3),
+)  # fmt: skip
+members = st.sampled_from([{}, [], None, {"a": 1}, "", [{}], 0])
+steps = st.lists(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "step_id": st.one_of(st.integers(-2, 6), st.just(2**70), st.booleans(), st.none(), st.text(max_size=1)),
+            "tools": members,
+            "observation": members,
+            "assistant_content": st.one_of(st.fixed_dictionaries({}, optional={"tool_calls": members}), members),
+            "started_at": timestamps,
+            "finished_at": timestamps,
+        },
+    )
+    | st.sampled_from([None, 3, "step"]),
+    max_size=8,
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(steps=steps, span=st.fixed_dictionaries({}, optional={"started_at": timestamps, "finished_at": timestamps}))
+def test_the_native_step_filter_leaves_the_findings_of_the_rules_unchanged(steps: list[Any], span: Any) -> None:
+    from agentbeats_spec.rules import actf
+
+    data = {"schema_version": "ACTF_v1.0", "steps": steps, **span}
+    filtered = list(actf.trajectory_findings(data, "/trajectory"))
+    with exact_reader():
+        assert list(actf.trajectory_findings(data, "/trajectory")) == filtered
+
+
+def test_the_native_step_filter_passes_over_quiet_steps() -> None:
+    quiet = {"step_id": 1, "tools": [], "assistant_content": {"tool_calls": []},
+             "started_at": "2026-08-01 10:00:00.5+00:00", "finished_at": "2026-08-01 10:00:01.0+00:00"}  # fmt: skip
+    mixed = {"step_id": 4, "started_at": "2026-08-01T10:41:38Z", "finished_at": "2026-08-01 12:41:48.133346+02:00"}
+    backwards = {**mixed, "step_id": 5, "finished_at": "2026-08-01 12:41:37.999999+02:00"}
+    steps = [quiet, {**quiet, "step_id": 2}, {**quiet, "step_id": 2}, {**quiet, "step_id": 3, "tools": {}}, mixed,
+             backwards]  # fmt: skip
+    assert _native.steps_to_judge(steps) == [2, 3, 5]
+
+
+@pytest.mark.parametrize("special", ['"', "\\\\", "\\n", "\n", "\x1f", "\x7f", "é", "\U0001f600", "\\u00e9", "\udcff"])
+def test_strings_are_read_alike_whatever_falls_on_a_word_boundary(special: str) -> None:
+    """Strings are scanned eight bytes at a time: put each special character at every offset of long strings."""
+    for length in range(0, 34):
+        for at in range(length + 1):
+            body = "a" * at + special + "b" * (length - at)
+            raw = b'["' + body.encode("utf-8", "surrogateescape") + b'"]'
+            data, found, _ = _native.read(raw, 512)
+            try:
+                expected = json.loads(raw)
+            except ValueError:
+                assert found != 0, raw
+                continue
+            assert (found, data) == (0, expected), raw

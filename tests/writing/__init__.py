@@ -1,0 +1,1 @@
+"""Writing documents and task records: atomic, in style, and converted to ATIF and back."""
