@@ -128,8 +128,7 @@ def load(path: PathLike, kind: str | None = None, *, limits: Limits | None = Non
     it). The model class follows the kind: ``agentbeats_spec.models.MODELS[kind]``.
     """
     with _limits.using(limits):
-        examined = _sources.examine_file(Path(path), _kinds.get(kind) if kind else None, explicit=True)
-    assert examined is not None  # a named file always gets a verdict
+        examined = _sources.examine_named(Path(path), _kinds.get(kind) if kind else None)
     return _model_of(examined)
 
 
