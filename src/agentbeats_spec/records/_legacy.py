@@ -21,7 +21,6 @@ TASK_V2 = "agentcompass.task.v2"
 QUIET_STATUSES = ("completed", "skipped", "cancelled", "interrupted")
 # Keys whose presence in meta.benchmark.scoring means a score was recorded despite a judge error.
 SCORE_KEYS = ("score", "grading", "race", "fact")
-ATTEMPT_FIELDS = ("status", "metrics", "final_answer", "trajectory", "issues", "artifacts", "analysis_result", "meta")
 _SECRET_VARIABLE = re.compile(r"API_?KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
 
 
