@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentbeats_spec import InvalidDocument, read_task
+from agentbeats_spec import InvalidDocument, Limits, read_task, validate
 from agentbeats_spec._issues import Finding
 from agentbeats_spec.checking._sources import examine_found, examine_named, members, read_schemaless
 from agentbeats_spec.reading import _json
@@ -63,3 +63,16 @@ def test_a_document_too_deep_for_the_parser_is_placed_where_it_starts() -> None:
     text = "\n " + "[" * 100_000 + "]" * 100_000
     _, findings = _json.parse(text, max_depth=200_000)
     assert [(f.code, f.line, f.column) for f in findings] == [("json.too-deep", 2, 2)]
+
+
+def test_a_records_issue_without_a_place_stays_on_the_records_line(tmp_path: Path) -> None:
+    """A JSON Lines record is its line: the count of a record's issues left out is placed there, not nowhere."""
+    lines = (VALID / "agentcompass-run" / "progress.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    third = json.loads(lines[2])
+    third.update(attempt="1", status=5)
+    del third["timestamp"]
+    lines[2] = json.dumps(third) + "\n"
+    path = tmp_path / "progress.jsonl"
+    path.write_text("".join(lines), encoding="utf-8")
+    issues = [(i.code, i.pointer, i.line, i.column) for i in validate(path, limits=Limits(max_issues=2))]
+    assert ("io.issues-truncated", "", 3, 1) in issues
