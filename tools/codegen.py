@@ -34,9 +34,7 @@ BASE = "https://agentbeats.dev/schemas/"
 
 # Root schemas, read from the package's kind table: the newest schema of each kind is its model's root.
 # (schema file: (family module, class name, kind name)), in the order of the table.
-ROOTS = {
-    kind.latest.removeprefix(BASE): (kind.family, kind.model, kind.name) for kind in KINDS.values()
-}
+ROOTS = {kind.latest.removeprefix(BASE): (kind.family, kind.model, kind.name) for kind in KINDS.values()}
 FAMILY_TITLES = {
     "abv3": "ABV3-L1: agentbeats.toml and the experiment results.json",
     "abb": "ABB: the bug case (verify.case.json, an attempt's case.json)",
@@ -257,7 +255,8 @@ def render_package(modules: list[str], classes: dict[str, dict[str, str]]) -> st
         names = sorted(classes[module])
         lines.append(f"from .{module} import {', '.join(names)}")
         exported += names
-    lines += ["", "__all__ = [" + ", ".join(repr(name) for name in sorted(exported)) + "]", ""]
+    constants_first = sorted(exported, key=lambda name: (not name.isupper(), name))  # as ruff's RUF022 sorts
+    lines += ["", "__all__ = [" + ", ".join(repr(name) for name in constants_first) + "]", ""]
     roots = [(kind, name) for _, name, kind in ROOTS.values()]
     lines += ["# The model of a whole artifact, of any kind: what load() returns when it is not told the kind."]
     lines += ["Model: TypeAlias = " + " | ".join(name for _, name in roots), ""]

@@ -52,6 +52,7 @@ from .agentcompass import (
 
 __all__ = [
     "ABSENT",
+    "MODELS",
     "Absent",
     "ActiveTask",
     "AgentbeatsToml",
@@ -71,7 +72,6 @@ __all__ = [
     "ExperimentResults",
     "FaultLocation",
     "InstallSection",
-    "MODELS",
     "Meta",
     "MetricArtifacts",
     "MetricArtifactsReport",
