@@ -112,7 +112,7 @@ def schema(kind: str, version: str | None = None) -> dict[str, Any]:
     elif version in found.versions:
         schema_id = found.versions[version]
     else:
-        raise UnknownKind(f"{kind} {version}", [f"{kind} {known}" for known in found.versions])
+        raise UnknownKind(kind, list(found.versions), version=version)
     return copy.deepcopy(_schemas.documents()[schema_id])
 
 

@@ -111,3 +111,20 @@ def test_a_parsed_mapping_gets_the_same_issues_as_its_text() -> None:
     assert {(i.code, i.pointer, i.message) for i in validate(text, "abv3-results")} == {
         (code, pointer, message) for code, pointer, _, message in found
     }
+
+
+def test_an_unknown_schema_version_is_named_as_a_version_with_the_kinds_versions() -> None:
+    with pytest.raises(UnknownKind) as info:
+        schema("abv3-repo", "l1")
+    assert str(info.value) == "abv3-repo has no schema version 'l1'; its versions: v1"
+    assert (info.value.kind, info.value.version, info.value.known) == ("abv3-repo", "l1", ("v1",))
+    assert schema("abv3-repo", "v1") == schema("abv3-repo")
+
+
+def test_every_version_is_named_as_its_schema_file_names_it() -> None:
+    """``v1`` for the ABV3-L1 files (L1 is a level, not a version); a document's own version ends in the same."""
+    for kind in kinds():
+        for version, schema_id in kind.versions.items():
+            found = re.search(r"\.(v[0-9]+(?:\.[0-9]+)?)\.json$", schema_id)
+            assert found is not None, schema_id
+            assert version == found[1] or version.endswith(("." + found[1], "_" + found[1])), (kind.name, version)
