@@ -9,9 +9,8 @@ from typing import Any
 
 import attrs
 
-from . import _limits
 from ._issues import InvalidDocument, Issue, UnknownKind
-from ._limits import Limits
+from ._settings import AllowList, Limits, applied, current
 from .checking import _examine, _kinds, _schemas, _sources
 from .checking._kinds import KINDS, Kind
 from .reading import _documents
@@ -37,9 +36,7 @@ def validate(
     inside a folder are never followed. Nothing a file holds makes this raise: it becomes issues on that file.
     """
     kind_ = _kinds.get(kind) if kind is not None else None
-    from .credentials._scan import AllowList
-
-    with _limits.using(limits), _limits.scanning(AllowList() if secrets else None):
+    with applied(current().with_limits(limits).with_allow(AllowList() if secrets else None)):
         if isinstance(source, os.PathLike):
             from .layouts import check_paths
 
@@ -71,8 +68,8 @@ def scan(
     """
     from .credentials import _scan
 
-    allow = _scan.AllowList.read(Path(allow_list)) if allow_list is not None else _scan.AllowList()
-    with _limits.using(limits), _scan.scanning(allow):
+    allow = AllowList.read(Path(allow_list)) if allow_list is not None else AllowList()
+    with applied(current().with_limits(limits).with_allow(allow)):
         if isinstance(source, os.PathLike):
             from .layouts import scan_paths
 
@@ -93,9 +90,9 @@ def redact(value: Any, *, allow_list: str | os.PathLike[str] | None = None) -> A
     are evaluation facts and stay as they are. The fingerprints listed in ``allow_list`` are left too. A model
     comes back as a model of its kind.
     """
-    from .credentials import _redact, _scan
+    from .credentials import _redact
 
-    allow = _scan.AllowList.read(Path(allow_list)) if allow_list is not None else _scan.AllowList()
+    allow = AllowList.read(Path(allow_list)) if allow_list is not None else AllowList()
     if attrs.has(type(value)):
         kind = getattr(type(value), "__kind__", None)
         if kind is None:
@@ -127,7 +124,7 @@ def load(path: PathLike, kind: str | None = None, *, limits: Limits | None = Non
     Raises :class:`InvalidDocument` carrying every issue when the file has an error (warnings do not stop
     it). The model class follows the kind: ``agentbeats_spec.models.MODELS[kind]``.
     """
-    with _limits.using(limits):
+    with applied(current().with_limits(limits)):
         examined = _sources.examine_file(Path(path), _kinds.get(kind) if kind else None, explicit=True)
     assert examined is not None  # a named file always gets a verdict
     return _model_of(examined)

@@ -18,16 +18,14 @@ A finding never shows the secret: messages carry its first characters, its lengt
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import attrs
 
-from .. import _limits
 from .._issues import Finding
+from .._settings import AllowList, fingerprint
 from ..reading._pointers import to_pointer
 
 # Members named so hold what was measured; a finding in one is reported, and redaction leaves it as it is.
@@ -93,45 +91,13 @@ SHAPES: tuple[tuple[str, re.Pattern[str], int], ...] = (
 _SHORTEST = 16
 
 
-def fingerprint(secret: str) -> str:
-    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-
-
 def mask(secret: str) -> str:
     """Enough to recognise a secret, never enough to use it."""
     shown = secret[:4] if len(secret) >= 12 else ""
     return f"{shown}…({len(secret)} characters)"
 
 
-@attrs.frozen
-class AllowList:
-    """Fingerprints of findings a person has reviewed and accepted, one per line (``#`` starts a comment)."""
-
-    fingerprints: frozenset[str] = frozenset()
-
-    @classmethod
-    def read(cls, path: Path) -> AllowList:
-        found = set()
-        for line in path.read_text(encoding="utf-8").splitlines():
-            entry = line.split("#", 1)[0].strip().lower()
-            if entry:
-                found.add(entry)
-        return cls(frozenset(found))
-
-    def allows(self, secret: str) -> bool:
-        return fingerprint(secret) in self.fingerprints
-
-
 NOTHING_ALLOWED = AllowList()
-
-
-def active() -> AllowList | None:
-    """The allow-list of the scan running alongside validation, or None when secrets are not scanned."""
-    allow: AllowList | None = _limits.secrets_allow()
-    return allow
-
-
-scanning = _limits.scanning
 
 
 @attrs.frozen
