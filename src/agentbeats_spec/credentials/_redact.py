@@ -9,7 +9,7 @@ left as they are (redaction must not change what was measured).
 A file is edited at the characters of its secrets, so everything else (comments, order, spacing, escapes, a byte
 order mark, bytes that are not UTF-8 in a text file) comes out byte for byte; a file with nothing to redact comes
 out identical. The AgentCompass writer's own redaction, which ``write_task`` reproduces, is another thing with
-other names (``_persisted``).
+other names (``records._persisted``).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from .._settings import AllowList
 from ..reading import _documents, _json
 from ..reading._pointers import to_pointer
 from ._scan import NOTHING_ALLOWED, Secret, secrets_in, text_secrets
+from ._vocabulary import PLACEHOLDER
 
-PLACEHOLDER = "********"
 _BOM = b"\xef\xbb\xbf"
 
 
