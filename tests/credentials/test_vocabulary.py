@@ -1,16 +1,19 @@
-"""The one vocabulary of credentials: the writer's entries are AgentCompass 1.0.1's."""
+"""The one vocabulary of credentials: the writer's entries are AgentCompass 1.0.1's, and the scan's sk- shape is the
+writer's."""
 
 from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+from agentbeats_spec import redact, scan
 from agentbeats_spec.credentials import _vocabulary as vocabulary
-from agentbeats_spec.records._persisted import mask_diagnostics
+from agentbeats_spec.records._persisted import mask_diagnostics, mask_text
 
 from ..conftest import ROOT
 
@@ -82,3 +85,34 @@ def test_a_name_can_be_one_readers_credential_and_not_the_others() -> None:
         "eos_token"
     )
     assert vocabulary.is_credential_name_for_scan("secret") and not vocabulary.is_credential_name_for_writer("secret")
+
+
+# The sk- keys between 12 and 19 characters were masked by the writer and never reported by the scan, which asked
+# for 20; and the scan took a key's trailing "-" for part of it. One shape now serves both.
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("key sk-abcdefghijklmnop done", "key ******** done"),
+        ("sk-abcdefghijkl", "********"),
+        ("sk-" + "a" * 20 + "-", "********-"),
+        ("sk-proj-" + "Ab1" * 10, "********"),
+        ("sk-abcdefghijk", "sk-abcdefghijk"),
+        ("sk-short", "sk-short"),
+    ],
+)
+def test_an_sk_key_is_one_shape_for_the_scan_and_the_writer(text: str, redacted: str) -> None:
+    assert vocabulary.SK_KEY in {pattern for _, pattern, _ in vocabulary.SCAN_SHAPES}
+    assert vocabulary.SK_KEY in {pattern for pattern, _ in vocabulary.WRITER_TEXT_SHAPES}
+    assert mask_text(text) == redacted
+    assert redact({"note": text}) == {"note": redacted}
+    found = scan({"note": text})
+    assert [issue.pointer for issue in found] == (["/note"] if redacted != text else [])
+    assert all("an OpenAI API key" in issue.message for issue in found)
+
+
+def test_an_sk_key_the_writer_masks_in_a_message_is_reported_in_any_other_file(tmp_path: Path) -> None:
+    log = tmp_path / "run.log"
+    log.write_text("# a log the writer never touched\nkey sk-abcdefghijklmnop done\n")
+    (issue,) = scan(log)
+    assert (issue.code, issue.line, issue.column) == ("security.secret", 2, 5)
+    assert "an OpenAI API key: sk-a…(19 characters)" in issue.message
