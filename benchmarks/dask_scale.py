@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentbeats_spec._limits import current
+from agentbeats_spec._settings import current
 from agentbeats_spec.distributed import _check_copy, _Source, validate_with_dask
 from agentbeats_spec.layouts import check_paths, plan, reduce
 from agentbeats_spec.walk._units import Unit, run_unit
@@ -88,16 +88,16 @@ def main() -> int:
 
     step = max(1, len(units) // arguments.sample)
     sample = units[::step]
-    limits = current()
+    settings = current()
     sizes = [unit_bytes(unit) / 1e3 for unit in sample]
     checked, copied, back = [], [], []
     local_fs = _Source(tree, fsspec.filesystem("file"))
     for unit in sample:
         started = time.perf_counter()
-        part = run_unit(unit, limits, None)
+        part = run_unit(unit, settings)
         checked.append((time.perf_counter() - started) * 1e3)
         started = time.perf_counter()
-        _check_copy(local_fs, unit, limits, None)
+        _check_copy(local_fs, unit, settings)
         copied.append((time.perf_counter() - started) * 1e3)
         back.append(len(pickle.dumps(part, protocol=5)) / 1e3)
     print(f"per unit, {len(sample)} units sampled evenly:")
@@ -105,7 +105,7 @@ def main() -> int:
     print(f"  check time, one process (ms): {percentiles(checked)}")
     print(f"  check from a worker's copy, copy included (ms): {percentiles(copied)}")
     print(f"  sent back, pickled (kB): {percentiles(back)}")
-    facts = [fact for unit in units for fact in run_unit(unit, limits, None).facts]
+    facts = [fact for unit in units for fact in run_unit(unit, settings).facts]
     reduce_time = best(arguments.repeat, lambda: reduce(facts))
     print(f"reduce over {len(facts):,} facts: {reduce_time * 1e3:.1f} ms")
 

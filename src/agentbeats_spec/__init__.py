@@ -25,7 +25,7 @@ from ._issues import (
     UnknownKind,
     WriteError,
 )
-from ._limits import Limits
+from ._settings import Limits
 from ._version import __version__
 from .checking._kinds import Kind
 

@@ -10,9 +10,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import attrs
 
-from . import _limits
 from ._issues import InvalidDocument, Issue, UnknownKind
-from ._limits import Limits
+from ._settings import AllowList, Limits, applied, current
 from .checking import _examine, _kinds, _schemas, _sources
 from .checking._kinds import KINDS, Kind
 from .reading import _documents
@@ -64,9 +63,7 @@ def validate(
     """
     _refuse_other_types(source, "validate")
     kind_ = _kinds.get(kind) if kind is not None else None
-    from .credentials._scan import AllowList
-
-    with _limits.using(limits), _limits.scanning(AllowList() if secrets else None):
+    with applied(current().with_limits(limits).with_allow(AllowList() if secrets else None)):
         if isinstance(source, os.PathLike):
             from .layouts import check_paths
 
@@ -108,8 +105,8 @@ def scan(
     _refuse_other_types(source, "scan")
     from .credentials import _scan
 
-    allow = _scan.AllowList.read(Path(allow_list)) if allow_list is not None else _scan.AllowList()
-    with _limits.using(limits), _scan.scanning(allow):
+    allow = AllowList.read(Path(allow_list)) if allow_list is not None else AllowList()
+    with applied(current().with_limits(limits).with_allow(allow)):
         if isinstance(source, os.PathLike):
             from .layouts import scan_paths
 
@@ -134,9 +131,9 @@ def redact(value: object, *, allow_list: str | os.PathLike[str] | None = None) -
     are evaluation facts and stay as they are. The fingerprints listed in ``allow_list`` are left too. A model
     comes back as a model of its kind.
     """
-    from .credentials import _redact, _scan
+    from .credentials import _redact
 
-    allow = _scan.AllowList.read(Path(allow_list)) if allow_list is not None else _scan.AllowList()
+    allow = AllowList.read(Path(allow_list)) if allow_list is not None else AllowList()
     if not attrs.has(type(value)):
         parsed: object = _redact.redact_data(value, allow)
         return parsed
@@ -209,7 +206,7 @@ def load(path: PathLike, kind: str | None = None, *, limits: Limits | None = Non
     it). The model class follows the kind: ``agentbeats_spec.models.MODELS[kind]``; a JSON Lines file (progress
     events) gives a list of them. Named as a literal, the kind also gives the return type to a type checker.
     """
-    with _limits.using(limits):
+    with applied(current().with_limits(limits)):
         examined = _sources.examine_named(Path(path), _kinds.get(kind) if kind else None)
     return _model_of(examined)
 

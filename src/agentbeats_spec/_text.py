@@ -6,12 +6,12 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from ._limits import current
+from ._settings import current
 
 
 def shorten(text: str, limit: int | None = None) -> str:
     """The text, cut to the shown length of the current limits (or ``limit``)."""
-    limit = limit or current().shown_length
+    limit = limit or current().limits.shown_length
     return text if len(text) <= limit else text[: max(limit - 1, 1)] + "…"
 
 

@@ -21,7 +21,7 @@ import attrs
 from . import _reporters
 from ._api import kinds, schema
 from ._issues import SpecError
-from ._limits import GIB, Limits, current, scanning, using
+from ._settings import GIB, AllowList, Limits, Settings, applied, current
 from ._version import __version__
 from .checking._bundle import bundle
 from .checking._collect import CheckFailed, Report
@@ -240,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(errors="backslashreplace")
     arguments = _parser().parse_args(argv)
     try:
-        with using(_limits(arguments) if hasattr(arguments, "max_depth") else None):
+        with applied(current().with_limits(_limits(arguments) if hasattr(arguments, "max_depth") else None)):
             status = _run(arguments)
         sys.stdout.flush()  # a full disk or a closed pipe shows here at the latest, while it can still be told
         return status
@@ -327,11 +327,11 @@ def _validate(arguments: argparse.Namespace) -> int:
         return EXIT_USAGE
     kind = get_kind(arguments.kind) if arguments.kind else None
     progress = _reporters.Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
-    allow = _allow_list(None) if arguments.secrets else None
-    cache = _cache(arguments, allow)
+    settings = current().with_allow(_allow_list(None) if arguments.secrets else None)
+    cache = _cache(arguments, settings)
     if cache is False:
         return EXIT_USAGE
-    with scanning(allow):
+    with applied(settings):
         report = check_paths(
             arguments.paths,
             kind,
@@ -356,7 +356,7 @@ def _validate_on_dask(arguments: argparse.Namespace) -> int:
     from .distributed import check_on_cluster
 
     show = arguments.format == "text" and sys.stderr.isatty()
-    with scanning(_allow_list(None) if arguments.secrets else None):
+    with applied(current().with_allow(_allow_list(None) if arguments.secrets else None)):
         report = check_on_cluster(
             arguments.dask, [str(path) for path in arguments.paths], arguments.kind, workers=arguments.jobs,
             follow_symlinks=arguments.follow_symlinks, progress=show,
@@ -364,7 +364,7 @@ def _validate_on_dask(arguments: argparse.Namespace) -> int:
     return _report(report, arguments)
 
 
-def _cache(arguments: argparse.Namespace, allow: Any) -> Any:
+def _cache(arguments: argparse.Namespace, settings: Settings) -> Any:
     """The verdict cache of a validate run: None without one, False when the one asked for cannot be used."""
     if arguments.no_cache:
         return None
@@ -378,9 +378,9 @@ def _cache(arguments: argparse.Namespace, allow: Any) -> Any:
         return False
     options = {
         "kind": arguments.kind,
-        "limits": attrs.astuple(current()),
+        "limits": attrs.astuple(settings.limits),
         "follow_symlinks": arguments.follow_symlinks,
-        "secrets": sorted(allow.fingerprints) if allow is not None else None,
+        "secrets": sorted(settings.allow.fingerprints) if settings.allow is not None else None,
     }
     return cache.VerdictCache(folder, json.dumps(options))
 
@@ -389,20 +389,18 @@ def _scan(arguments: argparse.Namespace) -> int:
     if _missing(arguments.paths):
         return EXIT_USAGE
     progress = _reporters.Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
-    with scanning(_allow_list(arguments.allow_list)):
+    with applied(current().with_allow(_allow_list(arguments.allow_list))):
         report = scan_paths(arguments.paths, progress=progress, follow_symlinks=arguments.follow_symlinks)
     if progress is not None:
         progress.close()
     return _report(report, arguments)
 
 
-def _allow_list(path: Path | None) -> Any:
-    from .credentials import _scan as scanner
-
+def _allow_list(path: Path | None) -> AllowList:
     if path is None:
-        return scanner.AllowList.read(ALLOW_LIST) if ALLOW_LIST.is_file() else scanner.AllowList()
+        return AllowList.read(ALLOW_LIST) if ALLOW_LIST.is_file() else AllowList()
     try:
-        return scanner.AllowList.read(path)
+        return AllowList.read(path)
     except (OSError, UnicodeDecodeError) as error:
         raise SpecError(f"cannot read the allow-list {path}: {error}") from None
 

@@ -26,7 +26,7 @@ from typing import Any
 import attrs
 
 from ._issues import Issue, SpecError
-from ._limits import Limits, current, secrets_allow, using
+from ._settings import Limits, Settings, applied, current
 from ._version import __version__
 from .checking._collect import Part, Report
 from .checking._kinds import get as get_kind
@@ -62,7 +62,7 @@ def validate_with_dask(
     ``TASKS_PER_THREAD`` per worker thread, at most ``MAX_UNITS_PER_TASK`` units each). Issues of remote files
     name them by URL.
     """
-    with using(limits):
+    with applied(current().with_limits(limits)):
         return list(
             check_with_dask([str(url)], client=client, storage_options=storage_options, kind=kind,
                             follow_symlinks=follow_symlinks, npartitions=npartitions, **compute).issues
@@ -101,7 +101,7 @@ def check_with_dask(
         threads = sum(client.nthreads().values()) if client is not None else os.cpu_count() or 1
         count = npartitions or max(TASKS_PER_THREAD * threads, math.ceil(len(work) / MAX_UNITS_PER_TASK))
         bag = dask.bag.from_sequence(work, npartitions=max(1, min(count, len(work))))
-        checked = bag.map(_check, limits=current(), allow=secrets_allow())
+        checked = bag.map(_check, settings=current())
         if client is not None:
             future = client.compute(checked)
             if progress:
@@ -168,24 +168,24 @@ class _Source:
         return str(self.filesystem.unstrip_protocol(path))
 
 
-def _check(item: tuple[_Source, Unit], limits: Limits, allow: Any) -> Part:
+def _check(item: tuple[_Source, Unit], settings: Settings) -> Part:
     """On a worker: one unit, in place or from a copy of its files."""
     source, unit = item
     if source.filesystem is not None:
-        return _check_copy(source, unit, limits, allow).with_paths(source.display)
+        return _check_copy(source, unit, settings).with_paths(source.display)
     if unit.path.is_absolute():
-        return run_unit(unit, limits, allow)
+        return run_unit(unit, settings)
     placed = Unit(unit.check, source.folder / unit.path, tuple(
         source.folder / argument if isinstance(argument, PurePath) and not argument.is_absolute() else argument
         for argument in unit.arguments
     ))  # fmt: skip
     prefix = str(source.folder) + os.sep
-    return run_unit(placed, limits, allow).with_paths(
+    return run_unit(placed, settings).with_paths(
         lambda name: name[len(prefix) :] if name.startswith(prefix) else name
     )
 
 
-def _check_copy(source: _Source, unit: Unit, limits: Limits, allow: Any) -> Part:
+def _check_copy(source: _Source, unit: Unit, settings: Settings) -> Part:
     """Copy the unit's files to a temporary folder, check them there and give their remote names back.
 
     The copy keeps the names of the two folders above the unit and of every folder up to the paths it is given
@@ -214,7 +214,7 @@ def _check_copy(source: _Source, unit: Unit, limits: Limits, allow: Any) -> Part
             )
             return Part((issue,), 0, 0, (), ())
         copied = Unit(unit.check, local(unit.path), tuple(local(argument) for argument in unit.arguments))
-        part = run_unit(copied, limits, allow)
+        part = run_unit(copied, settings)
     prefix = str(local_base)
 
     def remote(name: str) -> str:

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from agentbeats_spec import redact, scan
 from agentbeats_spec.cli import main
 from agentbeats_spec.credentials._redact import redact_file
-from agentbeats_spec.credentials._scan import fingerprint, is_credential_name_for_scan
-from agentbeats_spec.records._persisted import is_credential_name_for_writer
+from agentbeats_spec.credentials._scan import fingerprint
+from agentbeats_spec.credentials._vocabulary import is_credential_name_for_scan, is_credential_name_for_writer
 
 from ..properties.test_toml_properties import Emitter
 

@@ -7,8 +7,7 @@ import shutil
 from pathlib import Path
 
 from agentbeats_spec import Limits
-from agentbeats_spec._limits import using
-from agentbeats_spec.credentials._scan import AllowList, scanning
+from agentbeats_spec._settings import AllowList, Settings, applied
 from agentbeats_spec.layouts import check_paths
 
 from ..conftest import VALID
@@ -27,7 +26,7 @@ def test_two_jobs_give_the_report_of_one(tmp_path: Path) -> None:
     for copy in range(6):
         shutil.copytree(run / "agentcompass-run", tmp_path / f"run{copy}")
     paths = [run, *(tmp_path / f"run{copy}" for copy in range(6))]
-    with using(Limits(shown_length=12)), scanning(AllowList()):
+    with applied(Settings(Limits(shown_length=12), AllowList())):
         one = check_paths(paths, jobs=1)
         two = check_paths(paths, jobs=2)
     assert one == two

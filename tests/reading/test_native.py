@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import agentbeats_spec
-from agentbeats_spec._limits import Limits, using
+from agentbeats_spec._settings import Limits, Settings, applied
 from agentbeats_spec.checking._kinds import KINDS, from_path
 from agentbeats_spec.checking._sources import examine_source
 from agentbeats_spec.reading import _json, _nativejson
@@ -204,7 +204,7 @@ def test_native_and_exact_readers_agree_on_generated_documents_and_mutants(raw: 
     elif clean:
         # Only what the exact reader does not report may be flagged spuriously: lone surrogates, deep nesting.
         assert found in (_native.FLAG_SURROGATE, _native.FLAG_DEPTH), raw
-    with using(Limits()):
+    with applied(Settings(Limits())):
         native_issues, exact_issues = both(raw, "actf-trajectory")
         assert native_issues == exact_issues
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agentbeats_spec._limits import Limits, using
+from agentbeats_spec._settings import Limits, Settings, applied
 from agentbeats_spec.reading import _bounded
 from agentbeats_spec.reading._bounded import read_bounded
 
@@ -45,7 +45,7 @@ def test_a_file_that_grew_after_fstat_is_read_to_its_end(tmp_path: Path, reads: 
     path = tmp_path / "result.json"
     path.write_bytes(b"x" * 100)
     pretend_fstat_says(monkeypatch, 10)
-    with using(Limits(max_file_size=1000)):
+    with applied(Settings(Limits(max_file_size=1000))):
         assert read_bounded(path) == (b"x" * 100, None)
     assert reads[0] == 11
     assert max(reads) <= 1001
@@ -57,7 +57,7 @@ def test_a_file_that_grew_past_the_limit_is_never_read_past_it(
     path = tmp_path / "result.json"
     path.write_bytes(b"x" * 50_000)
     pretend_fstat_says(monkeypatch, 10)
-    with using(Limits(max_file_size=1000)):
+    with applied(Settings(Limits(max_file_size=1000))):
         raw, problem = read_bounded(path)
     assert raw == b""
     assert problem is not None and problem.code == "io.too-large"

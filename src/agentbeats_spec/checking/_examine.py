@@ -8,7 +8,7 @@ from typing import Any
 import attrs
 
 from .._issues import Finding, Issue
-from .._limits import current, secrets_allow
+from .._settings import current
 from .._text import quote
 from ..reading._documents import Document
 from . import _kinds, _schemas
@@ -48,7 +48,7 @@ def examine(document: Document, kind: _kinds.Kind | None, file: str | None) -> E
         if kind is None:
             kind = _kinds.from_content(document.data)
         findings.extend(_check_data(document.data, kind))
-        allow = secrets_allow()
+        allow = current().allow
         if allow is not None:
             from ..credentials import _scan
 
@@ -117,7 +117,7 @@ def issues_of(document: Document, findings: list[Finding], file: str | None, kin
             )
         )
     issues.sort(key=Issue.sort_key)
-    limit = current().max_issues
+    limit = current().limits.max_issues
     if len(issues) > limit:
         first = issues[0]
         issues = [

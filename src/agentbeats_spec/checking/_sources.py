@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .._issues import Finding
+from .._settings import current
 from ..reading import _documents
 from ..reading._bounded import read_bounded, unreadable
 from ..reading._documents import Document
@@ -32,7 +33,7 @@ def scan_file(path: Path) -> Examined | None:
 def _scan_file(path: Path) -> Examined | None:
     from ..credentials import _scan
 
-    allow = _scan.active() or _scan.AllowList()
+    allow = current().allow or _scan.NOTHING_ALLOWED
     file = str(path)
     kind = _kinds.from_path(path)
     raw, problem = read_bounded(path)

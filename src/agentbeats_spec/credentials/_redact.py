@@ -1,6 +1,6 @@
 """The ``redact`` command and function: a copy fit to share, with exactly what ``scan`` finds removed.
 
-Every secret the scan reports (``_secrets.secrets_in``, ``_secrets.text_secrets``) becomes ``********`` and nothing
+Every secret the scan reports (``_scan.secrets_in``, ``_scan.text_secrets``) becomes ``********`` and nothing
 else changes: a credential member's string as a whole, a credential shape where it sits inside any other string.
 Whatever the scan does not report stays, whatever its name: a table, an object, a list, a number or a boolean
 under a credential-like name, an ``eos_token``, a ``max_tokens``. Evaluation facts are reported by the scan and
@@ -9,7 +9,7 @@ left as they are (redaction must not change what was measured).
 A file is edited at the characters of its secrets, so everything else (comments, order, spacing, escapes, a byte
 order mark, bytes that are not UTF-8 in a text file) comes out byte for byte; a file with nothing to redact comes
 out identical. The AgentCompass writer's own redaction, which ``write_task`` reproduces, is another thing with
-other names (``_persisted``).
+other names (``records._persisted``).
 """
 
 from __future__ import annotations
@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from .._issues import SpecError
+from .._settings import AllowList
 from ..reading import _documents, _json
 from ..reading._pointers import to_pointer
-from ._scan import NOTHING_ALLOWED, AllowList, Secret, secrets_in, text_secrets
+from ._scan import NOTHING_ALLOWED, Secret, secrets_in, text_secrets
+from ._vocabulary import PLACEHOLDER
 
-PLACEHOLDER = "********"
 _BOM = b"\xef\xbb\xbf"
 
 

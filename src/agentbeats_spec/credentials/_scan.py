@@ -8,9 +8,10 @@ Two rules, documented in docs/security.md:
 - any string whose text has the shape of a well-known credential (provider API keys, cloud access keys, bearer
   tokens, private key blocks, JWTs, passwords in URLs), each secret of a string a finding of its own.
 
-One search (``secrets_in``, ``text_secrets``) serves the scan and the ``redact`` command, so that redact removes
-exactly what the scan finds. The AgentCompass writer's redaction, which ``write_task`` reproduces, has rules of its
-own (``_persisted``).
+The names and shapes are the scan's entries of the one vocabulary (``_vocabulary``). One search (``secrets_in``,
+``text_secrets``) serves the scan and the ``redact`` command, so that redact removes exactly what the scan finds.
+The AgentCompass writer's redaction, which ``write_task`` reproduces, decides by the writer's entries
+(``records._persisted``).
 
 A finding never shows the secret: messages carry its first characters, its length and a fingerprint (the first
 16 hex digits of its SHA-256), which an allow-list file names to silence a finding a person has reviewed.
@@ -18,83 +19,15 @@ A finding never shows the secret: messages carry its first characters, its lengt
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import attrs
 
-from .. import _limits
 from .._issues import Finding
+from .._settings import AllowList, fingerprint
 from ..reading._pointers import to_pointer
-
-# Members named so hold what was measured; a finding in one is reported, and redaction leaves it as it is.
-EVALUATION_FACTS = frozenset({"metrics", "ground_truth", "final_answer"})
-
-_SEPARATORS = re.compile(r"[^a-z0-9]+")
-# A value that names where a secret comes from ("${OPENAI_API_KEY}") is not the secret.
-_REFERENCE = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*\}$")
-
-# Fewer names than the AgentCompass writer masks (_persisted): a finding must be worth a person's time. Names such
-# as eos_token or sort_key hold no secret; a real token under any name is still found by its shape.
-CREDENTIAL_NAMES = frozenset(
-    {
-        "api_key", "apikey", "access_key", "secret", "secret_key", "client_secret", "token", "access_token",
-        "refresh_token", "auth_token", "id_token", "session_token", "password", "passwd", "authorization",
-        "proxy_authorization", "cookie", "set_cookie", "private_key", "credential", "aksk", "jwt",
-    }
-)  # fmt: skip
-CREDENTIAL_SUFFIXES = (
-    "_api_key", "_apikey", "_access_key", "_secret_key", "_private_key", "_client_secret", "_password", "_passwd",
-    "_access_token", "_auth_token", "_refresh_token", "_session_token",
-)  # fmt: skip
-
-
-def normalized(name: str) -> str:
-    """A member name as credential names are compared: lower case, every run of other characters one ``_``."""
-    return _SEPARATORS.sub("_", name.strip().lower()).strip("_")
-
-
-def is_credential_name_for_scan(name: str) -> bool:
-    """Whether a string under this name is reported (and so redacted by ``redact``) unless it is a placeholder."""
-    key = normalized(name)
-    return key in CREDENTIAL_NAMES or key.endswith(CREDENTIAL_SUFFIXES)
-
-
-def is_placeholder(value: Any) -> bool:
-    """Nothing to hide: empty, already masked, or a reference to where the secret is kept."""
-    if value is None or value == "":
-        return True
-    if not isinstance(value, str):
-        return False
-    stripped = value.strip()
-    return set(stripped) <= {"*"} or bool(_REFERENCE.match(stripped))
-
-
-# Each shape with the group that is the secret itself: a bearer token without "Bearer", a URL's password alone.
-SHAPES: tuple[tuple[str, re.Pattern[str], int], ...] = (
-    ("an Anthropic API key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}"), 0),
-    ("an OpenAI API key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), 0),
-    ("a GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"), 0),
-    ("an AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), 0),
-    ("a Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}"), 0),
-    ("a Slack token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"), 0),
-    ("a Stripe secret key", re.compile(r"\b(?:sk|rk)_live_[A-Za-z0-9]{16,}"), 0),
-    ("a Hugging Face token", re.compile(r"\bhf_[A-Za-z0-9]{30,}"), 0),
-    ("a bearer token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})"), 1),
-    ("a private key block", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"), 0),
-    ("a JSON Web Token", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), 0),
-    # A password already masked (only "*") is not one.
-    ("a URL with a password", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@\"']+:(?!\*+@)([^\s/@\"']{3,})@"), 1),
-)
-# Shorter strings and lines are not searched: every shape but a URL with a short password needs more.
-_SHORTEST = 16
-
-
-def fingerprint(secret: str) -> str:
-    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+from ._vocabulary import EVALUATION_FACTS, SCAN_SHAPES, SCAN_SHORTEST, is_credential_name_for_scan, is_placeholder
 
 
 def mask(secret: str) -> str:
@@ -103,35 +36,7 @@ def mask(secret: str) -> str:
     return f"{shown}…({len(secret)} characters)"
 
 
-@attrs.frozen
-class AllowList:
-    """Fingerprints of findings a person has reviewed and accepted, one per line (``#`` starts a comment)."""
-
-    fingerprints: frozenset[str] = frozenset()
-
-    @classmethod
-    def read(cls, path: Path) -> AllowList:
-        found = set()
-        for line in path.read_text(encoding="utf-8").splitlines():
-            entry = line.split("#", 1)[0].strip().lower()
-            if entry:
-                found.add(entry)
-        return cls(frozenset(found))
-
-    def allows(self, secret: str) -> bool:
-        return fingerprint(secret) in self.fingerprints
-
-
 NOTHING_ALLOWED = AllowList()
-
-
-def active() -> AllowList | None:
-    """The allow-list of the scan running alongside validation, or None when secrets are not scanned."""
-    allow: AllowList | None = _limits.secrets_allow()
-    return allow
-
-
-scanning = _limits.scanning
 
 
 @attrs.frozen
@@ -154,7 +59,7 @@ def shape_spans(text: str, allow: AllowList = NOTHING_ALLOWED) -> list[tuple[int
     ``\\b`` before ``sk-`` once the key glued to it is gone), and every secret a redacted copy would still show
     is found here, from the start.
     """
-    if len(text) < _SHORTEST or not any(pattern.search(text) for _, pattern, _ in SHAPES):
+    if len(text) < SCAN_SHORTEST or not any(pattern.search(text) for _, pattern, _ in SCAN_SHAPES):
         return []  # the common case, at the cost of the searches alone
     found: list[tuple[int, int, str]] = []
     seen: set[tuple[int, int]] = set()
@@ -162,7 +67,7 @@ def shape_spans(text: str, allow: AllowList = NOTHING_ALLOWED) -> list[tuple[int
     while True:
         candidates = sorted(
             (match.start(group), rank, match.end(group), what)
-            for rank, (what, pattern, group) in enumerate(SHAPES)
+            for rank, (what, pattern, group) in enumerate(SCAN_SHAPES)
             for match in pattern.finditer(work)
         )
         fresh: list[tuple[int, int, str]] = []

@@ -7,12 +7,12 @@ import stat
 from pathlib import Path
 
 from .._issues import Finding
-from .._limits import current
+from .._settings import current
 
 
 def read_bounded(path: Path) -> tuple[bytes, Finding | None]:
     """The bytes of a file, never more than the size limit (a file may grow while it is read)."""
-    limit = current().max_file_size
+    limit = current().limits.max_file_size
     try:
         with path.open("rb", buffering=0) as stream:
             size = os.fstat(stream.fileno()).st_size

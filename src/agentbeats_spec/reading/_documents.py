@@ -9,7 +9,7 @@ from typing import Any, Literal
 import attrs
 
 from .._issues import Anchor, Finding
-from .._limits import current
+from .._settings import current
 from . import _json, _messages, _nativejson
 from ._pointers import Path, to_path, to_pointer
 
@@ -92,11 +92,11 @@ class Document:
 def read(raw: bytes, syntax: Syntax) -> Document:
     if syntax == "json":
         if _nativejson.available:
-            clean = _nativejson.read(raw, current().max_depth)
+            clean = _nativejson.read(raw, current().limits.max_depth)
             if clean is not None:
                 return Document(clean[0], raw, syntax, offsets=clean[1])
         else:
-            data = _json.parse_fast(raw, current().max_depth)
+            data = _json.parse_fast(raw, current().limits.max_depth)
             if data is not _json.UNSURE:
                 return Document(data, raw, syntax)
     text, findings = _json.decode(raw, family=syntax)
@@ -106,7 +106,7 @@ def read(raw: bytes, syntax: Syntax) -> Document:
 
 
 def parse_text(text: str, syntax: Syntax, *, prior: Iterable[Finding] = ()) -> Document:
-    max_depth = current().max_depth
+    max_depth = current().limits.max_depth
     if syntax == "json":
         data, findings = _json.parse(text, max_depth=max_depth)
     else:
@@ -133,8 +133,9 @@ def from_data(data: Any) -> Document:
 
 
 def _non_json(value: Any, path: Path, depth: int) -> Iterable[Finding]:
-    if depth > current().max_depth:
-        yield Finding(to_pointer(path), "json.too-deep", f"nesting deeper than {current().max_depth} levels")
+    max_depth = current().limits.max_depth
+    if depth > max_depth:
+        yield Finding(to_pointer(path), "json.too-deep", f"nesting deeper than {max_depth} levels")
         return
     if value is None or isinstance(value, (str, bool, int)):
         return

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .._issues import Anchor, Finding
-from .._limits import Limits
+from .._settings import Limits
 from .._text import shorten
 from . import _messages
 from ._pointers import Path, to_pointer
@@ -22,7 +22,7 @@ from ._pointers import Path, to_pointer
 # The C string scanner the standard parser uses; typeshed does not declare it.
 scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
-MAX_DEPTH = Limits().max_depth  # the default limit, stated once in _limits
+MAX_DEPTH = Limits().max_depth  # the default limit, stated once in _settings
 UNSURE: Any = object()  # what parse_fast returns when only the strict reader can tell
 _UNSET: Any = object()
 

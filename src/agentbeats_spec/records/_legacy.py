@@ -10,18 +10,15 @@ the reader refuses it ("re-execution is required"), and so do :func:`read_task` 
 from __future__ import annotations
 
 import copy
-import os
-import re
 from collections.abc import Mapping
 from typing import Any
 
-from ._persisted import mask_text
+from ._persisted import mask_diagnostics
 
 TASK_V2 = "agentcompass.task.v2"
 QUIET_STATUSES = ("completed", "skipped", "cancelled", "interrupted")
 # Keys whose presence in meta.benchmark.scoring means a score was recorded despite a judge error.
 SCORE_KEYS = ("score", "grading", "race", "fact")
-_SECRET_VARIABLE = re.compile(r"API_?KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
 
 
 def _issue(severity: str, phase: str, code: str, message: str) -> dict[str, str]:
@@ -82,7 +79,8 @@ def convert(payload: Mapping[str, Any], *, environ: Mapping[str, str] | None = N
     artifacts = dict(artifacts) if isinstance(artifacts, dict) else {}
     if error:
         text = "\n".join(part for part in (artifacts.get("execution_diagnostics"), str(error)) if part)
-        artifacts["execution_diagnostics"] = redact_diagnostic(text, environ)
+        # the reader masks it with the writer's own function (utils/redaction.py: redact_diagnostic)
+        artifacts["execution_diagnostics"] = mask_diagnostics(text, environ)
     meta = result["meta"] if isinstance(result.get("meta"), dict) else {}
     return {
         "status": result.get("status"),
@@ -94,15 +92,6 @@ def convert(payload: Mapping[str, Any], *, environ: Mapping[str, str] | None = N
         "analysis_result": _or_empty(result.get("analysis_result")),
         "meta": {name: _sparse(meta.get(name)) for name in ("benchmark", "harness")},
     }
-
-
-def redact_diagnostic(text: str, environ: Mapping[str, str] | None = None) -> str:
-    """Diagnostic text as the reader keeps it: the values of secret-named environment variables (8 characters or
-    more) and credential shapes masked."""
-    for name, value in (os.environ if environ is None else environ).items():
-        if len(value) >= 8 and _SECRET_VARIABLE.search(name):
-            text = text.replace(value, "********")
-    return mask_text(text)
 
 
 def _is_empty(value: Any) -> bool:

@@ -6,49 +6,27 @@ member order, ``category: ""`` as ``null``, a lower-case ``strategy``, empty ``m
 counts left out) and its redaction (``runtime/config/loader.py`` and ``utils/redaction.py``). ``read_task``
 applies the builder's normalizations only, as the reader does.
 
-This redaction is the writer's, kept apart on purpose from the ``redact`` command (``_redact``): it is decided by
-member name alone, masks whole values of any type (an ``eos_token``, a ``sort_key`` number, a ``headers`` object),
-and its names are not the scanner's. It reproduces files; it is not a judgement of what is a secret.
+This redaction is the writer's, kept apart on purpose from the ``redact`` command (``credentials._redact``): it is
+decided by member name alone, masks whole values of any type (an ``eos_token``, a ``sort_key`` number, a ``headers``
+object), and its names are the writer's entries of the vocabulary (``credentials._vocabulary``), not the scan's.
+It reproduces files; it is not a judgement of what is a secret.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..credentials._scan import normalized
-
-PLACEHOLDER = "********"
-# Copied verbatim by the writer: evaluation facts, whose redaction would change what was measured.
-EVALUATION_FACTS = frozenset({"metrics", "ground_truth", "final_answer"})
-
-# The writer's names (runtime/config/loader.py), compared after ``normalized``.
-_NAMES = frozenset(
-    {"aksk", "token_id", "authorization", "cookie", "jwt", "password", "proxy_authorization", "set_cookie", "token"}
-)
-_SUFFIXES = ("_key", "_secret", "_token", "_jwt", "_password")
-_NOT_NAMES = frozenset({"wrap_api_key"})
-# Members whose every value is masked: authentication, headers, and the environments handed to a task.
-_CONTAINERS = frozenset(
-    {
-        "auth", "authentication", "credentials", "headers", "env", "env_variables", "run_env_variables",
-        "evaluation_env_variables", "evaluation_environment_env_variables",
-    }
-)  # fmt: skip
-# A value naming where a secret comes from is kept; the writer compares it after stripping white space.
-_REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
-# Free text (issue messages, execution_diagnostics): credential shapes the writer masks, in its order.
-_ENVIRONMENT_SECRET = re.compile(r"(?:API_?KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)", re.IGNORECASE)
-_IN_TEXT = (
-    (re.compile(r"(?i)(bearer\s+)[^\s\"'<>]+"), r"\1" + PLACEHOLDER),
-    (
-        re.compile(r"(?i)((?:api[_-]?key|token|secret|password|credential)[\"']?\s*[:=]\s*[\"']?)[^\s\"'&,}]+"),
-        r"\1" + PLACEHOLDER,
-    ),
-    (re.compile(r"(https?://)[^\s/@:]+:[^\s/@]+@"), r"\1" + PLACEHOLDER + "@"),
-    (re.compile(r"\bsk-[A-Za-z0-9_-]{12,}\b"), PLACEHOLDER),
+from ..credentials._vocabulary import (
+    EVALUATION_FACTS,
+    PLACEHOLDER,
+    WRITER_ENVIRONMENT_NAME,
+    WRITER_ENVIRONMENT_SHORTEST,
+    WRITER_TEXT_SHAPES,
+    is_credential_name_for_writer,
+    is_kept_by_writer,
+    is_writer_container,
 )
 
 _RECORD_ORDER = ("task_id", "category", "ground_truth", "attempt_plan", "retry_count", "retry_counts", "attempts")
@@ -56,12 +34,6 @@ _ATTEMPT_ORDER = ("status", "metrics", "final_answer", "trajectory", "issues", "
 _ISSUE_ORDER = ("severity", "phase", "code", "message")
 # Attempt members the builder writes as {} when they are empty in any way.
 _OBJECTS = ("trajectory", "artifacts", "analysis_result")
-
-
-def is_credential_name_for_writer(name: str) -> bool:
-    """Whether the AgentCompass writer masks the value of a member of this name (``eos_token`` included)."""
-    key = normalized(name)
-    return key not in _NOT_NAMES and (key in _NAMES or key.endswith(_SUFFIXES))
 
 
 def persisted(record: dict[str, Any]) -> dict[str, Any]:
@@ -144,7 +116,7 @@ def _by_name(value: Any) -> Any:
     if isinstance(value, dict):
         result = {}
         for key, item in value.items():
-            if normalized(key) in _CONTAINERS:
+            if is_writer_container(key):
                 result[key] = _everything(item)
             elif is_credential_name_for_writer(key):
                 result[key] = _masked(item)
@@ -165,25 +137,20 @@ def _everything(value: Any) -> Any:
 
 
 def _masked(value: Any) -> Any:
-    """The writer keeps only ``null``, ``""`` and a ``${VAR}`` reference; ``"**"`` and ``"  "`` are masked too."""
-    if value is None or value == "":
-        return value
-    if isinstance(value, str) and _REFERENCE.fullmatch(value.strip()):
-        return value
-    return PLACEHOLDER
+    return value if is_kept_by_writer(value) else PLACEHOLDER
 
 
 def mask_diagnostics(text: str, environ: Mapping[str, str] | None = None) -> str:
     """The writer's masking of free text: the values of the credential-named environment variables of this process
     (or ``environ``), eight characters or more, then the credential shapes of :func:`mask_text`."""
     for name, secret in (os.environ if environ is None else environ).items():
-        if len(secret) >= 8 and _ENVIRONMENT_SECRET.search(name):
+        if len(secret) >= WRITER_ENVIRONMENT_SHORTEST and WRITER_ENVIRONMENT_NAME.search(name):
             text = text.replace(secret, PLACEHOLDER)
     return mask_text(text)
 
 
 def mask_text(text: str) -> str:
     """Bearer tokens, ``key=value`` secrets, URL passwords and ``sk-`` keys masked, in the writer's order."""
-    for pattern, replacement in _IN_TEXT:
+    for pattern, replacement in WRITER_TEXT_SHAPES:
         text = pattern.sub(replacement, text)
     return text

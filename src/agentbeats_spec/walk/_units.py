@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import attrs
 
 from .._issues import Issue, Severity
-from .._limits import Limits, current, scanning, secrets_allow, using
+from .._settings import Settings, applied, current
 from ..checking._collect import Collector, Part, failing_on
 from ._fs import Entry, EntryType, Reporter, entries, exists, is_file, is_folder, present
 
@@ -186,10 +186,10 @@ class Walk:
         return Walk(self.tree, self.units, issues, self.skipped)
 
 
-def run_unit(unit: Unit, limits: Limits, allow: Any) -> Part:
-    """One unit, with the limits and secret scanning of the run that sent it (in any process)."""
+def run_unit(unit: Unit, settings: Settings) -> Part:
+    """One unit, with the settings (limits, secret scanning) of the run that sent it (in any process)."""
     collector = Collector()
-    with using(limits), scanning(allow), failing_on(str(unit.path)):
+    with applied(settings), failing_on(str(unit.path)):
         unit.check(collector, unit.path, *unit.arguments)
     return collector.part()
 
@@ -201,9 +201,9 @@ BATCH_BYTES = 4 * 1024 * 1024
 BATCH_UNITS = 64
 
 
-def run_units(units: list[Unit], limits: Limits, allow: Any) -> list[Part]:
+def run_units(units: list[Unit], settings: Settings) -> list[Part]:
     """A batch of units, in a worker process."""
-    return [run_unit(unit, limits, allow) for unit in units]
+    return [run_unit(unit, settings) for unit in units]
 
 
 def run_here(units: list[Unit], jobs: int, cache: Any = None) -> Iterator[Part]:
@@ -213,7 +213,7 @@ def run_here(units: list[Unit], jobs: int, cache: Any = None) -> Iterator[Part]:
     is taken from it. Workers start only when the units left to check hold at least ``WORKERS_GAIN_BYTES``:
     below that, starting them and moving parts between processes costs more than it gains.
     """
-    limits, allow = current(), secrets_allow()
+    settings = current()
     keys: list[str | None] = [None] * len(units)
     sizes = [0] * len(units)
     found: dict[int, Part] = {}
@@ -242,7 +242,7 @@ def run_here(units: list[Unit], jobs: int, cache: Any = None) -> Iterator[Part]:
     for index, unit in enumerate(units):
         part = found.get(index)
         if part is None:
-            part = run_unit(unit, limits, allow)
+            part = run_unit(unit, settings)
             _keep(cache, keys[index], part)
         yield part
 
@@ -264,7 +264,7 @@ def _in_workers(
     import multiprocessing  # only with workers: a one-file check does not pay for the import
     from concurrent.futures import Future, ProcessPoolExecutor
 
-    limits, allow = current(), secrets_allow()
+    settings = current()
     batches: list[list[int]] = [[]]
     size = 0
     for index in todo:
@@ -278,7 +278,7 @@ def _in_workers(
     with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method)) as pool:
         futures: dict[int, tuple[Future[list[Part]], list[int]]] = {}
         for batch in batches:
-            future = pool.submit(run_units, [units[index] for index in batch], limits, allow)
+            future = pool.submit(run_units, [units[index] for index in batch], settings)
             for index in batch:
                 futures[index] = (future, batch)
         for index in range(len(units)):

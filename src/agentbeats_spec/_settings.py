@@ -1,0 +1,105 @@
+"""The settings of a run, one frozen value: the resource bounds of every file, and the secret scan's allow-list.
+
+Everything validated inside ``applied(settings)`` reads them with ``current()``; worker processes and Dask
+workers receive the one value and apply it in turn. The allow-list is a plain value here, so that naming it does not
+import the scanner (``credentials``), which a run without ``--secrets`` never loads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import attrs
+
+GIB = 1024**3
+
+
+@attrs.frozen
+class Limits:
+    """Bounds on what validating one file may cost. Every one has a command-line option.
+
+    ``max_file_size``: a larger file is not read (``io.too-large``), so memory stays bounded.
+    ``max_depth``: deeper nesting is ``json.too-deep`` instead of a crash.
+    ``max_issues``: issues reported per file; the rest are counted in one ``io.issues-truncated`` line.
+    ``shown_length``: characters of a value echoed in a message.
+    """
+
+    max_file_size: int = 4 * GIB
+    max_depth: int = 512
+    max_issues: int = 1000
+    shown_length: int = 60
+
+    def __attrs_post_init__(self) -> None:
+        for name in ("max_file_size", "max_depth", "max_issues", "shown_length"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1")
+
+
+def fingerprint(secret: str) -> str:
+    """How a finding is named without showing it: the first 16 hex digits of the secret's SHA-256."""
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+@attrs.frozen
+class AllowList:
+    """Fingerprints of findings a person has reviewed and accepted, one per line (``#`` starts a comment)."""
+
+    fingerprints: frozenset[str] = frozenset()
+
+    @classmethod
+    def read(cls, path: Path) -> AllowList:
+        found = set()
+        for line in path.read_text(encoding="utf-8").splitlines():
+            entry = line.split("#", 1)[0].strip().lower()
+            if entry:
+                found.add(entry)
+        return cls(frozenset(found))
+
+    def allows(self, secret: str) -> bool:
+        return fingerprint(secret) in self.fingerprints
+
+
+@attrs.frozen
+class Settings:
+    """What a run applies to every file it validates.
+
+    ``allow``: the allow-list of the secret scan that runs alongside validation (``validate --secrets``, ``scan``),
+    None when secrets are not scanned.
+    """
+
+    limits: Limits = attrs.field(factory=Limits)
+    allow: AllowList | None = None
+
+    def with_limits(self, limits: Limits | None) -> Settings:
+        """These settings with ``limits``; the same settings when None (a caller that names no limits keeps the
+        run's)."""
+        return self if limits is None else attrs.evolve(self, limits=limits)
+
+    def with_allow(self, allow: AllowList | None) -> Settings:
+        """These settings scanning secrets with ``allow``, or not scanning them when None."""
+        return attrs.evolve(self, allow=allow)
+
+
+# Settings are frozen, so one shared default is safe.
+_current: contextvars.ContextVar[Settings] = contextvars.ContextVar(
+    "agentbeats_spec_settings",
+    default=Settings(),  # noqa: B039
+)
+
+
+def current() -> Settings:
+    return _current.get()
+
+
+@contextlib.contextmanager
+def applied(settings: Settings) -> Iterator[Settings]:
+    """Apply ``settings`` to everything validated inside the block."""
+    token = _current.set(settings)
+    try:
+        yield settings
+    finally:
+        _current.reset(token)
