@@ -39,7 +39,7 @@ def test_the_wheel_ships_schemas_and_validates_from_the_installed_package(tmp_pa
     assert "agentbeats_spec/reading/_native.pyi" in names
     compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
     if shutil.which(compiler) and not os.environ.get("CC"):  # wherever it can be, the native reader is built
-        assert [name for name in names if name.startswith("agentbeats_spec/_native.") and name.endswith(".so")]
+        assert [name for name in names if name.startswith("agentbeats_spec/reading/_native.") and name.endswith(".so")]
     installed = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(installed)
     result = subprocess.run(
