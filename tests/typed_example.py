@@ -1,13 +1,65 @@
-"""A small typed program that uses the models; the test suite runs mypy --strict on it."""
+"""A small typed program that uses every public name; the test suite runs mypy --strict on it (and never runs it).
+
+It must pass without a cast and without writing ``Any``: each call gives the type a user would expect, and
+tests/typed_rejected.py shows that a wrong expectation is caught.
+"""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import attrs
 
 import agentbeats_spec
-from agentbeats_spec.models import ABSENT, AttemptResult, ExecutionIssue, TaskIndex, Trajectory
+from agentbeats_spec import (
+    ArtifactsUnavailable,
+    InvalidDocument,
+    Issue,
+    Kind,
+    Limits,
+    SpecError,
+    UnconvertibleAttempt,
+    UnknownKind,
+    WriteError,
+    __version__,
+    dump,
+    dumps,
+    from_atif,
+    from_dict,
+    kinds,
+    load,
+    loads,
+    migrate_run,
+    read_task,
+    redact,
+    scan,
+    schema,
+    to_atif,
+    to_dict,
+    validate,
+    write_task,
+)
+from agentbeats_spec.models import (
+    ABSENT,
+    AgentbeatsToml,
+    AnalysisSummary,
+    AttemptResult,
+    ExecutionIssue,
+    ExperimentResults,
+    MetricReport,
+    Model,
+    ProgressEvent,
+    ProgressSnapshot,
+    RetryRecord,
+    RunInfo,
+    RunParams,
+    TaskDetail,
+    TaskIndex,
+    Trajectory,
+    VerifyCase,
+)
 
 
 def warn_about(path: Path) -> AttemptResult:
@@ -24,3 +76,101 @@ def steps(trajectory: Trajectory) -> list[int]:
 def category(task: TaskIndex) -> str:
     value = task.category
     return "none" if value is None or value is ABSENT else value
+
+
+def every_kind_loads_as_its_model(run: Path) -> None:
+    """A literal kind gives its model class: no isinstance needed."""
+    limits = Limits(max_file_size=64 * 1024 * 1024, max_depth=256)
+    repo: AgentbeatsToml = load(run / "agentbeats.toml", "abv3-repo", limits=limits)
+    results: ExperimentResults = load(run / "results.json", "abv3-results")
+    case: VerifyCase = load(run / "verify.case.json", "abb-case")
+    index: TaskIndex = load(run / "task.json", "agentcompass-task")
+    detail: TaskDetail = load(run / "t.task-detail.json", "agentcompass-task-detail")
+    retry: RetryRecord = load(run / "retry.json", "agentcompass-retry")
+    info: RunInfo = load(run / "run_info.json", "agentcompass-run-info")
+    params: RunParams = load(run / "params.json", "agentcompass-params")
+    metrics: MetricReport = load(run / "metrics.json", "agentcompass-metrics")
+    summary: AnalysisSummary = load(run / "analysis_summary.json", "agentcompass-analysis-summary")
+    progress: ProgressSnapshot = load(run / "progress.json", "agentcompass-progress")
+    events: list[ProgressEvent] = load(run / "progress.jsonl", "agentcompass-progress-events")
+    trajectory: Trajectory = loads(b'{"schema_version": "ACTF_v1.0", "steps": []}', "actf-trajectory")
+    more_events: list[ProgressEvent] = loads("", "agentcompass-progress-events")
+    event: ProgressEvent = from_dict("agentcompass-progress-events", {"event": "run_started"})
+    again: TaskIndex = from_dict("agentcompass-task", to_dict(index))
+    print(repo, results, case, detail, retry, info, params, metrics, summary, progress, events, trajectory,
+          more_events, event, again)  # fmt: skip
+
+
+def whatever_kind(path: Path, name: str) -> str:
+    """Without a literal kind, the result is one of the models (or the events of a JSON Lines file)."""
+    found = load(path)
+    if isinstance(found, list):
+        return f"{len(found)} progress events"
+    known: Model = found
+    parsed: Model = from_dict(name, {"schema_version": "agentcompass.task.v3"})
+    text: str = dumps(known) + dumps(parsed)
+    return text
+
+
+def check(source: Path | str | bytes | Mapping[str, object], allow_list: Path) -> list[Issue]:
+    found: list[Issue] = validate(source, "agentcompass-task", limits=Limits(), secrets=True)
+    findings: list[Issue] = scan(source, allow_list=allow_list, limits=Limits(max_issues=10))
+    return [issue for issue in found + findings if issue.severity == "error" and issue.code.startswith("schema.")]
+
+
+def share(path: Path, out: Path) -> None:
+    attempt = redact(warn_about(path), allow_list=out / "allowed.txt")
+    dump(attempt, out / "attempt-1" / "result.json")
+    document: dict[str, object] = redact({"token": "sk-0123456789abcdef0123"})
+    lines: list[object] = redact(["Bearer abc.def.ghi"])
+    words: str = redact("password=hunter2")
+    print(document, lines, words)
+
+
+def describe(name: str) -> dict[str, str]:
+    table: tuple[Kind, ...] = kinds()
+    newest = {kind.name: kind.latest for kind in table}
+    versions = {kind.name: ", ".join(kind.versions) for kind in table}
+    try:
+        document = schema(name, "v1")
+    except UnknownKind as unknown:
+        return {"unknown": unknown.kind, "known": ", ".join(unknown.known)}
+    return {**newest, **versions, "title": str(document.get("title")), "version": __version__}
+
+
+def copy_task(task: Path, run: Path, other_run: Path) -> Path:
+    try:
+        record: TaskDetail = read_task(task)
+    except UnconvertibleAttempt as refused:
+        print(f"attempt {refused.attempt}: {refused.reason}", file=sys.stderr)
+        raise
+    except InvalidDocument as invalid:
+        for issue in invalid.issues:
+            print(issue, file=sys.stderr)
+        raise
+    try:
+        if record.retry_count:
+            return write_task(run, record)
+        return write_task(run, to_dict(record), artifacts_from=other_run)
+    except ArtifactsUnavailable as missing:
+        print(f"attempt {missing.attempt}: {missing.path}: {missing.reason}", file=sys.stderr)
+        raise
+    except WriteError as failed:
+        print(failed.filename, failed.errno, file=sys.stderr)
+        raise
+
+
+def convert(trajectory: Path, atif: Path) -> bool:
+    there = to_atif(trajectory, agent_name="mini-swe-agent", agent_version="1.0", model_name="gpt-x")
+    back = from_atif(there.document)
+    again = from_atif(atif)
+    return there.exact and back.exact and not again.lost and bool(there.report()["lost"])
+
+
+def migrate(run: Path, output: Path) -> int:
+    try:
+        migration = migrate_run(run, output, dry_run=True)
+    except SpecError as error:
+        print(error, file=sys.stderr)
+        return 2
+    return 0 if migration.complete else 1

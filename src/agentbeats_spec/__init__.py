@@ -5,8 +5,10 @@
 []
 
 Every problem is an :class:`Issue` with a JSON Pointer, a line and a column. The names in ``__all__`` are
-the public API, with the generated models in :mod:`agentbeats_spec.models`; every module whose name starts
-with ``_`` is private.
+the public API (docs/api.md lists them with their signatures), with the generated models in
+:mod:`agentbeats_spec.models`; every other folder, and every module whose name starts with ``_``, is private.
+A kind named as a literal gives a type checker its model: ``load(path, "agentcompass-attempt")`` is an
+``AttemptResult``.
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import attrs
 
@@ -16,11 +17,36 @@ from .checking import _examine, _kinds, _schemas, _sources
 from .checking._kinds import KINDS, Kind
 from .reading import _documents
 
+if TYPE_CHECKING:
+    from .models import (
+        AgentbeatsToml,
+        AnalysisSummary,
+        AttemptResult,
+        ExperimentResults,
+        MetricReport,
+        Model,
+        ProgressEvent,
+        ProgressSnapshot,
+        RetryRecord,
+        RunInfo,
+        RunParams,
+        TaskDetail,
+        TaskIndex,
+        Trajectory,
+        VerifyCase,
+    )
+
 PathLike = str | os.PathLike[str]
+# What validate() and scan() read: a path (a file or a folder), the text or bytes of one document, a parsed mapping.
+Source = str | bytes | os.PathLike[str] | Mapping[str, Any]
+# A model of a whole artifact keeps its class through redact().
+_Model = TypeVar("_Model", bound="Model")
+# A parsed document keeps its type through redact().
+_Parsed = TypeVar("_Parsed", dict[str, Any], list[Any], str)
 
 
 def validate(
-    source: Any,
+    source: Source,
     kind: str | None = None,
     *,
     limits: Limits | None = None,
@@ -36,6 +62,7 @@ def validate(
     that is a symbolic link is reported (``security.symlink``) and not followed unless ``follow_symlinks``; links
     inside a folder are never followed. Nothing a file holds makes this raise: it becomes issues on that file.
     """
+    _refuse_other_types(source, "validate")
     kind_ = _kinds.get(kind) if kind is not None else None
     from .credentials._scan import AllowList
 
@@ -47,7 +74,16 @@ def validate(
         return _hint_paths(source, list(_sources.examine_source(source, kind_).issues))
 
 
-def _hint_paths(source: Any, issues: list[Issue]) -> list[Issue]:
+def _refuse_other_types(source: object, doing: str) -> None:
+    """A source of another type is the caller's mistake: say so here, not from deep inside the reader."""
+    if not isinstance(source, (str, bytes, os.PathLike, Mapping)):
+        raise TypeError(
+            f"cannot {doing} a {type(source).__name__}: pass a path (pathlib.Path), the text or bytes of a "
+            "document, or a parsed mapping"
+        )
+
+
+def _hint_paths(source: Source, issues: list[Issue]) -> list[Issue]:
     """A string that fails to parse but names a file was most likely meant as a path: say so."""
     if not (isinstance(source, str) and issues and issues[0].code in ("json.syntax", "toml.syntax")):
         return issues
@@ -58,7 +94,7 @@ def _hint_paths(source: Any, issues: list[Issue]) -> list[Issue]:
 
 
 def scan(
-    source: Any,
+    source: Source,
     *,
     allow_list: str | os.PathLike[str] | None = None,
     limits: Limits | None = None,
@@ -69,6 +105,7 @@ def scan(
     Each finding is a ``security.secret`` issue whose message masks the secret and gives its fingerprint; the
     fingerprints listed in ``allow_list`` (a file, one per line) are not reported.
     """
+    _refuse_other_types(source, "scan")
     from .credentials import _scan
 
     allow = _scan.AllowList.read(Path(allow_list)) if allow_list is not None else _scan.AllowList()
@@ -84,7 +121,11 @@ def scan(
         return _examine.issues_of(document, findings, None, None)
 
 
-def redact(value: Any, *, allow_list: str | os.PathLike[str] | None = None) -> Any:
+@overload
+def redact(value: _Model, *, allow_list: str | os.PathLike[str] | None = None) -> _Model: ...
+@overload
+def redact(value: _Parsed, *, allow_list: str | os.PathLike[str] | None = None) -> _Parsed: ...
+def redact(value: object, *, allow_list: str | os.PathLike[str] | None = None) -> object:
     """A copy of a model or a parsed document fit to share: exactly what :func:`scan` finds becomes ``********``.
 
     A credential member's string is replaced whole, a credential shape (API keys, bearer tokens, private keys,
@@ -96,12 +137,14 @@ def redact(value: Any, *, allow_list: str | os.PathLike[str] | None = None) -> A
     from .credentials import _redact, _scan
 
     allow = _scan.AllowList.read(Path(allow_list)) if allow_list is not None else _scan.AllowList()
-    if attrs.has(type(value)):
-        kind = getattr(type(value), "__kind__", None)
-        if kind is None:
-            raise TypeError(f"{type(value).__name__} is not the model of a whole artifact")
-        return from_dict(kind, _redact.redact_data(to_dict(value), allow))
-    return _redact.redact_data(value, allow)
+    if not attrs.has(type(value)):
+        parsed: object = _redact.redact_data(value, allow)
+        return parsed
+    kind = getattr(type(value), "__kind__", None)
+    if kind is None:
+        raise TypeError(f"{type(value).__name__} is not the model of a whole artifact")
+    redacted: Model = from_dict(kind, _redact.redact_data(_document(value), allow))
+    return redacted
 
 
 def schema(kind: str, version: str | None = None) -> dict[str, Any]:
@@ -112,7 +155,7 @@ def schema(kind: str, version: str | None = None) -> dict[str, Any]:
     elif version in found.versions:
         schema_id = found.versions[version]
     else:
-        raise UnknownKind(f"{kind} {version}", [f"{kind} {known}" for known in found.versions])
+        raise UnknownKind(kind, list(found.versions), version=version)
     return copy.deepcopy(_schemas.documents()[schema_id])
 
 
@@ -121,11 +164,50 @@ def kinds() -> tuple[Kind, ...]:
     return tuple(KINDS.values())
 
 
-def load(path: PathLike, kind: str | None = None, *, limits: Limits | None = None) -> Any:
+# One overload per kind, so that a type checker knows the model a literal kind gives; the kind table names the
+# classes (Kind.model) and tests/api/test_models.py checks these overloads against it.
+@overload
+def load(path: PathLike, kind: Literal["abv3-repo"], *, limits: Limits | None = None) -> AgentbeatsToml: ...
+@overload
+def load(path: PathLike, kind: Literal["abv3-results"], *, limits: Limits | None = None) -> ExperimentResults: ...
+@overload
+def load(path: PathLike, kind: Literal["abb-case"], *, limits: Limits | None = None) -> VerifyCase: ...
+@overload
+def load(path: PathLike, kind: Literal["agentcompass-task"], *, limits: Limits | None = None) -> TaskIndex: ...
+@overload
+def load(path: PathLike, kind: Literal["agentcompass-attempt"], *, limits: Limits | None = None) -> AttemptResult: ...
+@overload
+def load(path: PathLike, kind: Literal["agentcompass-task-detail"], *, limits: Limits | None = None) -> TaskDetail: ...
+@overload
+def load(path: PathLike, kind: Literal["agentcompass-retry"], *, limits: Limits | None = None) -> RetryRecord: ...
+@overload
+def load(path: PathLike, kind: Literal["agentcompass-run-info"], *, limits: Limits | None = None) -> RunInfo: ...
+@overload
+def load(path: PathLike, kind: Literal["agentcompass-params"], *, limits: Limits | None = None) -> RunParams: ...
+@overload
+def load(path: PathLike, kind: Literal["agentcompass-metrics"], *, limits: Limits | None = None) -> MetricReport: ...
+@overload
+def load(
+    path: PathLike, kind: Literal["agentcompass-analysis-summary"], *, limits: Limits | None = None
+) -> AnalysisSummary: ...
+@overload
+def load(
+    path: PathLike, kind: Literal["agentcompass-progress"], *, limits: Limits | None = None
+) -> ProgressSnapshot: ...
+@overload
+def load(
+    path: PathLike, kind: Literal["agentcompass-progress-events"], *, limits: Limits | None = None
+) -> list[ProgressEvent]: ...
+@overload
+def load(path: PathLike, kind: Literal["actf-trajectory"], *, limits: Limits | None = None) -> Trajectory: ...
+@overload
+def load(path: PathLike, kind: str | None = None, *, limits: Limits | None = None) -> Model | list[ProgressEvent]: ...
+def load(path: PathLike, kind: str | None = None, *, limits: Limits | None = None) -> Model | list[ProgressEvent]:
     """Read, validate and return the model of one artifact file.
 
     Raises :class:`InvalidDocument` carrying every issue when the file has an error (warnings do not stop
-    it). The model class follows the kind: ``agentbeats_spec.models.MODELS[kind]``.
+    it). The model class follows the kind: ``agentbeats_spec.models.MODELS[kind]``; a JSON Lines file (progress
+    events) gives a list of them. Named as a literal, the kind also gives the return type to a type checker.
     """
     with _limits.using(limits):
         examined = _sources.examine_file(Path(path), _kinds.get(kind) if kind else None, explicit=True)
@@ -133,18 +215,83 @@ def load(path: PathLike, kind: str | None = None, *, limits: Limits | None = Non
     return _model_of(examined)
 
 
-def loads(source: str | bytes, kind: str | None = None) -> Any:
+@overload
+def loads(source: str | bytes, kind: Literal["abv3-repo"]) -> AgentbeatsToml: ...
+@overload
+def loads(source: str | bytes, kind: Literal["abv3-results"]) -> ExperimentResults: ...
+@overload
+def loads(source: str | bytes, kind: Literal["abb-case"]) -> VerifyCase: ...
+@overload
+def loads(source: str | bytes, kind: Literal["agentcompass-task"]) -> TaskIndex: ...
+@overload
+def loads(source: str | bytes, kind: Literal["agentcompass-attempt"]) -> AttemptResult: ...
+@overload
+def loads(source: str | bytes, kind: Literal["agentcompass-task-detail"]) -> TaskDetail: ...
+@overload
+def loads(source: str | bytes, kind: Literal["agentcompass-retry"]) -> RetryRecord: ...
+@overload
+def loads(source: str | bytes, kind: Literal["agentcompass-run-info"]) -> RunInfo: ...
+@overload
+def loads(source: str | bytes, kind: Literal["agentcompass-params"]) -> RunParams: ...
+@overload
+def loads(source: str | bytes, kind: Literal["agentcompass-metrics"]) -> MetricReport: ...
+@overload
+def loads(source: str | bytes, kind: Literal["agentcompass-analysis-summary"]) -> AnalysisSummary: ...
+@overload
+def loads(source: str | bytes, kind: Literal["agentcompass-progress"]) -> ProgressSnapshot: ...
+@overload
+def loads(source: str | bytes, kind: Literal["agentcompass-progress-events"]) -> list[ProgressEvent]: ...
+@overload
+def loads(source: str | bytes, kind: Literal["actf-trajectory"]) -> Trajectory: ...
+@overload
+def loads(source: str | bytes, kind: str | None = None) -> Model | list[ProgressEvent]: ...
+def loads(source: str | bytes, kind: str | None = None) -> Model | list[ProgressEvent]:
     """Like :func:`load`, for the text or bytes of a document."""
     return _model_of(_sources.examine_source(source, _kinds.get(kind) if kind else None))
 
 
-def from_dict(kind: str, data: Any) -> Any:
-    """The model of an already parsed document, after the same validation as :func:`load`."""
-    return _model_of(_sources.examine_source(data, _kinds.get(kind)))
+@overload
+def from_dict(kind: Literal["abv3-repo"], data: Mapping[str, Any]) -> AgentbeatsToml: ...
+@overload
+def from_dict(kind: Literal["abv3-results"], data: Mapping[str, Any]) -> ExperimentResults: ...
+@overload
+def from_dict(kind: Literal["abb-case"], data: Mapping[str, Any]) -> VerifyCase: ...
+@overload
+def from_dict(kind: Literal["agentcompass-task"], data: Mapping[str, Any]) -> TaskIndex: ...
+@overload
+def from_dict(kind: Literal["agentcompass-attempt"], data: Mapping[str, Any]) -> AttemptResult: ...
+@overload
+def from_dict(kind: Literal["agentcompass-task-detail"], data: Mapping[str, Any]) -> TaskDetail: ...
+@overload
+def from_dict(kind: Literal["agentcompass-retry"], data: Mapping[str, Any]) -> RetryRecord: ...
+@overload
+def from_dict(kind: Literal["agentcompass-run-info"], data: Mapping[str, Any]) -> RunInfo: ...
+@overload
+def from_dict(kind: Literal["agentcompass-params"], data: Mapping[str, Any]) -> RunParams: ...
+@overload
+def from_dict(kind: Literal["agentcompass-metrics"], data: Mapping[str, Any]) -> MetricReport: ...
+@overload
+def from_dict(kind: Literal["agentcompass-analysis-summary"], data: Mapping[str, Any]) -> AnalysisSummary: ...
+@overload
+def from_dict(kind: Literal["agentcompass-progress"], data: Mapping[str, Any]) -> ProgressSnapshot: ...
+@overload
+def from_dict(kind: Literal["agentcompass-progress-events"], data: Mapping[str, Any]) -> ProgressEvent: ...
+@overload
+def from_dict(kind: Literal["actf-trajectory"], data: Mapping[str, Any]) -> Trajectory: ...
+@overload
+def from_dict(kind: str, data: Mapping[str, Any]) -> Model: ...
+def from_dict(kind: str, data: Mapping[str, Any]) -> Model:
+    """The model of an already parsed document (one event, for progress events), validated as by :func:`load`."""
+    return _one_model_of(_sources.examine_source(data, _kinds.get(kind)))
 
 
-def to_dict(model: Any) -> dict[str, Any]:
+def to_dict(model: Model) -> dict[str, Any]:
     """The document of a model, as plain JSON values (no validation, no I/O)."""
+    return _document(model)
+
+
+def _document(model: object) -> dict[str, Any]:
+    """The document of any generated model, a part of one too (a ``Step``)."""
     from .models import _convert  # cattrs: imported when models are used, not to validate
     from .models._kit import shadowed
 
@@ -156,7 +303,7 @@ def to_dict(model: Any) -> dict[str, Any]:
     return data
 
 
-def dumps(model: Any) -> str:
+def dumps(model: Model) -> str:
     """The text of a model's document, after validating it (schema and rules)."""
     from .writing import _atomic
 
@@ -164,7 +311,7 @@ def dumps(model: Any) -> str:
     return _atomic.serialize(data, kind.syntax).decode("utf-8")
 
 
-def dump(model: Any, path: PathLike) -> None:
+def dump(model: Model, path: PathLike) -> None:
     """Validate a model and write its document to ``path`` atomically.
 
     Nothing is written when the model has an error (:class:`InvalidDocument` is raised); a write that fails
@@ -183,18 +330,31 @@ def dump(model: Any, path: PathLike) -> None:
     _atomic.write_atomic(target, content if content is not None else _atomic.serialize(data, kind.syntax))
 
 
-def _model_of(examined: _examine.Examined) -> Any:
-    if not examined.valid or examined.kind is None:
-        raise InvalidDocument(examined.issues)
+def _model_of(examined: _examine.Examined) -> Model | list[ProgressEvent]:
+    if examined.document.syntax == "jsonl":  # the text of a JSON Lines file: one model per line
+        from .models import MODELS, _convert
+
+        model = MODELS[_valid_kind(examined).name]
+        events: list[ProgressEvent] = [_convert.structure(record, model) for record in examined.document.data]
+        return events
+    return _one_model_of(examined)
+
+
+def _one_model_of(examined: _examine.Examined) -> Model:
     from .models import MODELS, _convert
 
-    model = MODELS[examined.kind.name]
-    if examined.kind.syntax == "jsonl":  # one model per line
-        return [_convert.structure(record, model) for record in examined.document.data]
-    return _convert.structure(examined.document.data, model)
+    structured: Model = _convert.structure(examined.document.data, MODELS[_valid_kind(examined).name])
+    return structured
 
 
-def checked(model: Any) -> tuple[Kind, dict[str, Any]]:
+def _valid_kind(examined: _examine.Examined) -> Kind:
+    """The kind of a document without errors; :class:`InvalidDocument` with every issue otherwise."""
+    if not examined.valid or examined.kind is None:
+        raise InvalidDocument(examined.issues)
+    return examined.kind
+
+
+def checked(model: Model) -> tuple[Kind, dict[str, Any]]:
     kind_name = getattr(type(model), "__kind__", None)
     if kind_name is None:
         raise TypeError(f"{type(model).__name__} is not the model of a whole artifact; see agentbeats_spec.kinds()")

@@ -112,12 +112,19 @@ class SpecError(Exception):
 
 
 class UnknownKind(SpecError, LookupError):
-    """A kind name that the package does not know was asked for."""
+    """A kind name that the package does not know was asked for, or a schema ``version`` its kind does not have.
 
-    def __init__(self, kind: str, known: Sequence[str]) -> None:
+    ``known`` lists the known kinds, or, when ``version`` is given, the kind's known versions.
+    """
+
+    def __init__(self, kind: str, known: Sequence[str], *, version: str | None = None) -> None:
         self.kind = kind
+        self.version = version
         self.known = tuple(known)
-        super().__init__(f"unknown kind {kind!r}; known kinds: {', '.join(self.known)}")
+        if version is None:
+            super().__init__(f"unknown kind {kind!r}; known kinds: {', '.join(self.known)}")
+        else:
+            super().__init__(f"{kind} has no schema version {version!r}; its versions: {', '.join(self.known)}")
 
 
 class InvalidDocument(SpecError, ValueError):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import inspect
 import math
 import pathlib
 import re
@@ -11,7 +13,7 @@ import pytest
 import agentbeats_spec
 from agentbeats_spec import Issue, SpecError, UnknownKind, kinds, schema, validate
 
-from ..conftest import TASK_DIR
+from ..conftest import ROOT, TASK_DIR
 
 KIND_NAMES = [
     "abv3-repo",
@@ -111,3 +113,63 @@ def test_a_parsed_mapping_gets_the_same_issues_as_its_text() -> None:
     assert {(i.code, i.pointer, i.message) for i in validate(text, "abv3-results")} == {
         (code, pointer, message) for code, pointer, _, message in found
     }
+
+
+def test_an_unknown_schema_version_is_named_as_a_version_with_the_kinds_versions() -> None:
+    with pytest.raises(UnknownKind) as info:
+        schema("abv3-repo", "l1")
+    assert str(info.value) == "abv3-repo has no schema version 'l1'; its versions: v1"
+    assert (info.value.kind, info.value.version, info.value.known) == ("abv3-repo", "l1", ("v1",))
+    assert schema("abv3-repo", "v1") == schema("abv3-repo")
+
+
+def test_every_version_is_named_as_its_schema_file_names_it() -> None:
+    """``v1`` for the ABV3-L1 files (L1 is a level, not a version); a document's own version ends in the same."""
+    for kind in kinds():
+        for version, schema_id in kind.versions.items():
+            found = re.search(r"\.(v[0-9]+(?:\.[0-9]+)?)\.json$", schema_id)
+            assert found is not None, schema_id
+            assert version == found[1] or version.endswith(("." + found[1], "_" + found[1])), (kind.name, version)
+
+
+def _documented() -> dict[str, str]:
+    """Name -> what docs/api.md shows for it (the signature of a function), from its "Every public name" list."""
+    text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    section = text.split("## Every public name\n", 1)[1].split("\n## ", 1)[0]
+    items = [line[3:].split("`", 1)[0] for line in section.splitlines() if line.startswith("- `")]
+    names = [item.split("(", 1)[0] for item in items]
+    assert len(names) == len(set(names)), "a name is listed twice"
+    return dict(zip(names, items, strict=True))
+
+
+def test_docs_api_lists_exactly_the_public_names() -> None:
+    assert sorted(_documented()) == sorted(agentbeats_spec.__all__)
+
+
+def test_docs_api_shows_each_functions_parameters_as_they_are() -> None:
+    for name, shown in _documented().items():
+        function = getattr(agentbeats_spec, name)
+        if not inspect.isfunction(function):
+            continue
+        tree = ast.parse(f"def {shown}: ...").body[0]
+        assert isinstance(tree, ast.FunctionDef), name
+        arguments = tree.args
+        defaults = [None] * (len(arguments.args) - len(arguments.defaults)) + list(arguments.defaults)
+        documented = [(a.arg, "POSITIONAL_OR_KEYWORD", d) for a, d in zip(arguments.args, defaults, strict=True)]
+        documented += [
+            (a.arg, "KEYWORD_ONLY", d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+        ]
+        actual = [
+            (p.name, p.kind.name, None if p.default is p.empty else repr(p.default))
+            for p in inspect.signature(function).parameters.values()
+        ]
+        assert [(n, k, None if d is None else ast.unparse(d)) for n, k, d in documented] == actual, name
+        assert tree.returns is not None, name
+
+
+@pytest.mark.parametrize("source", [42, None, [{"schema_version": "ACTF_v1.0"}], bytearray(b"{}")])
+def test_a_source_of_another_type_is_refused_before_any_work(source: object) -> None:
+    with pytest.raises(TypeError, match=f"^cannot validate a {type(source).__name__}: pass a path"):
+        validate(source)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=f"^cannot scan a {type(source).__name__}: pass a path"):
+        agentbeats_spec.scan(source)  # type: ignore[arg-type]

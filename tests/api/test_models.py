@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -15,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import agentbeats_spec
-from agentbeats_spec import InvalidDocument, dump, dumps, from_dict, load, loads, to_dict, validate
+from agentbeats_spec import InvalidDocument, dump, dumps, from_dict, kinds, load, loads, to_dict, validate
 from agentbeats_spec.models import ABSENT, MODELS, AttemptResult, Step, TaskIndex, Trajectory
 from agentbeats_spec.writing import _atomic
 
@@ -206,12 +207,64 @@ def test_the_drift_check_catches_a_hand_edit(tmp_path: Path) -> None:
     assert "-    step_id: int | str" in result.stdout and "+    step_id: int" in result.stdout
 
 
+def _mypy_strict(script: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-error-summary", str(script)],
+                          capture_output=True, text=True, check=False, cwd=ROOT)  # fmt: skip
+
+
 def test_models_and_a_typed_example_pass_mypy_strict() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", str(ROOT / "tests" / "typed_example.py")],
-        capture_output=True, text=True, check=False, cwd=ROOT,
-    )  # fmt: skip
+    result = _mypy_strict(ROOT / "tests" / "typed_example.py")
     assert result.returncode == 0, result.stdout
+
+
+def test_the_typed_example_uses_every_public_name_and_no_any_or_cast() -> None:
+    tree = ast.parse((ROOT / "tests" / "typed_example.py").read_text(encoding="utf-8"))
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    used |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    assert set(agentbeats_spec.__all__) - used == set()
+    assert {"Any", "cast"} & used == set()
+
+
+def test_mypy_strict_rejects_exactly_the_mistakes_of_the_rejected_script() -> None:
+    """Assigning a result to a wrongly typed variable, or passing a wrong type, fails: the API is not ``Any``."""
+    script = ROOT / "tests" / "typed_rejected.py"
+    lines = script.read_text(encoding="utf-8").splitlines()
+    marked = {number for number, line in enumerate(lines, 1) if "  # rejected: " in line}
+    result = _mypy_strict(script)
+    reported = {int(line.split(":")[1]) for line in result.stdout.splitlines() if ": error: " in line}
+    assert len(marked) >= 10 and reported == marked, result.stdout
+
+
+def _overloads(function: str) -> dict[str, str]:
+    """Kind -> return annotation of each ``Literal`` overload of a function in _api.py."""
+    tree = ast.parse((ROOT / "src" / "agentbeats_spec" / "_api.py").read_text(encoding="utf-8"))
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == function and node.decorator_list:
+            for argument in node.args.args:
+                annotation = argument.annotation
+                if isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value) == "Literal":
+                    assert isinstance(annotation.slice, ast.Constant) and node.returns is not None
+                    found[annotation.slice.value] = ast.unparse(node.returns)
+    return found
+
+
+@pytest.mark.parametrize("function", ["load", "loads", "from_dict"])
+def test_there_is_one_typed_overload_per_kind_and_it_names_the_kinds_model(function: str) -> None:
+    expected = {
+        kind.name: f"list[{kind.model}]" if kind.syntax == "jsonl" and function != "from_dict" else kind.model
+        for kind in kinds()
+    }
+    assert _overloads(function) == expected
+    assert {name: model.__name__ for name, model in MODELS.items()} == {k.name: k.model for k in kinds()}
+
+
+def test_from_dict_gives_one_progress_event_and_loads_the_lines_of_a_file() -> None:
+    text = (ROOT / "fixtures" / "valid" / "agentcompass-run" / "progress.jsonl").read_text(encoding="utf-8")
+    events = loads(text, "agentcompass-progress-events")
+    assert isinstance(events, list) and len(events) == len(text.splitlines())
+    first = from_dict("agentcompass-progress-events", json.loads(text.splitlines()[0]))
+    assert first == events[0]
 
 
 def test_an_unknown_member_cannot_shadow_a_declared_one_when_the_model_is_built() -> None:

@@ -41,7 +41,11 @@ class Converted:
 
 
 def to_atif(
-    source: Any, *, agent_name: str | None = None, agent_version: str | None = None, model_name: str | None = None
+    source: os.PathLike[str] | Mapping[str, Any],
+    *,
+    agent_name: str | None = None,
+    agent_version: str | None = None,
+    model_name: str | None = None,
 ) -> Conversion:
     """An ACTF trajectory, or the trajectory of an AgentCompass attempt result, as an ATIF v1.8 document.
 
@@ -77,7 +81,7 @@ def to_atif(
     return _from_attempt(data, None, None, None, given)
 
 
-def from_atif(source: Any) -> Conversion:
+def from_atif(source: os.PathLike[str] | Mapping[str, Any]) -> Conversion:
     """An ATIF document (a path, or a parsed mapping) as an ACTF_v1.0 trajectory, with its loss report.
 
     What :func:`to_atif` wrote comes back exactly; members another writer put in ATIF that ACTF has no place for

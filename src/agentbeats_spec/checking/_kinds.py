@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Callable, Iterator, Mapping
+from fnmatch import fnmatchcase
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -21,10 +21,15 @@ Rules = Callable[[Any], Iterator[Finding]]
 
 @attrs.frozen
 class Kind:
-    """One artifact kind.
+    """One artifact kind: the one place that says what its files are called, how they are versioned and checked.
 
     ``versions`` maps the value of ``version_field`` to a schema ``$id`` (the newest last). Kinds
-    whose files carry no version have one entry keyed by the schema's own version.
+    whose files carry no version have one entry keyed by the schema's own version (``v1``, as its file is named).
+    ``file_match`` are the globs that name its files anywhere (one glob per path component, matched against the
+    last components of a path); ``run_root_file`` is a name too common for that, which means this kind only at
+    the root of an AgentCompass run. A ``version_field`` value starting with ``version_prefix`` names the kind
+    even when the version is one the package does not know. ``model`` is the class of its documents in
+    :mod:`agentbeats_spec.models`, which tools/codegen.py generates from the newest schema.
     """
 
     name: str
@@ -39,6 +44,9 @@ class Kind:
     rejected: Mapping[str, str] = attrs.field(factory=dict)
     # What a reader does with a version it does not know, said after the list of known versions.
     unknown_version_note: str = ""
+    version_prefix: str | None = None
+    run_root_file: str | None = None
+    model: str = attrs.field(kw_only=True)
 
     @property
     def latest(self) -> str:
@@ -71,18 +79,20 @@ KINDS: dict[str, Kind] = {
             "abv3",
             "ABV3-L1 repository self-description (agentbeats.toml)",
             "toml",
-            {"l1": _id("abv3/agentbeats-toml.v1.json")},
+            {"v1": _id("abv3/agentbeats-toml.v1.json")},
             abv3.repo,
             ("agentbeats.toml",),
+            model="AgentbeatsToml",
         ),
         Kind(
             "abv3-results",
             "abv3",
             "ABV3-L1 experiment result (results.json)",
             "json",
-            {"l1": _id("abv3/results.v1.json")},
+            {"v1": _id("abv3/results.v1.json")},
             abv3.results,
             ("results.json",),
+            model="ExperimentResults",
         ),
         Kind(
             "abb-case",
@@ -92,6 +102,7 @@ KINDS: dict[str, Kind] = {
             {"v1": _id("abb/verify-case.v1.json")},
             abb.case,
             ("verify.case.json", "case.json"),
+            model="VerifyCase",
         ),
         Kind(
             "agentcompass-task",
@@ -110,6 +121,8 @@ KINDS: dict[str, Kind] = {
                 "(its readers accept agentcompass.task.v3 and v2 only) and that no tool converts; rerun the evaluation",
             },
             unknown_version_note="AgentCompass 1.0.1 reads only agentcompass.task.v3 and agentcompass.task.v2",
+            version_prefix="agentcompass.task.",
+            model="TaskIndex",
         ),
         Kind(
             "agentcompass-attempt",
@@ -122,6 +135,7 @@ KINDS: dict[str, Kind] = {
             },
             agentcompass.result,
             ("attempt-*/result.json",),
+            model="AttemptResult",
         ),
         Kind(
             "agentcompass-task-detail",
@@ -131,6 +145,7 @@ KINDS: dict[str, Kind] = {
             {"agentcompass.task.v3": _id("agentcompass/task-detail.v3.json")},
             agentcompass.task_detail,
             ("*.task-detail.json", "task-detail.json"),
+            model="TaskDetail",
         ),
         Kind(
             "agentcompass-retry",
@@ -141,6 +156,8 @@ KINDS: dict[str, Kind] = {
             agentcompass.retry,
             ("attempt-*/retries/*.json",),
             version_field="schema_version",
+            version_prefix="agentcompass.retry.",
+            model="RetryRecord",
         ),
         Kind(
             "agentcompass-run-info",
@@ -156,6 +173,8 @@ KINDS: dict[str, Kind] = {
             version_field="schema_version",
             unknown_version_note="AgentCompass 1.0.1 refuses to resume, reuse, summarize or analyze a run whose "
             "run_info.json has another version (runs of an older format must be rerun)",
+            version_prefix="agentcompass.run_info.",
+            model="RunInfo",
         ),
         Kind(
             "agentcompass-params",
@@ -165,6 +184,8 @@ KINDS: dict[str, Kind] = {
             {"v1": _id("agentcompass/params.v1.json")},
             _no_rules,
             (),
+            run_root_file="params.json",
+            model="RunParams",
         ),
         Kind(
             "agentcompass-metrics",
@@ -174,6 +195,8 @@ KINDS: dict[str, Kind] = {
             {"v1": _id("agentcompass/metrics.v1.json")},
             agentcompass.metrics,
             (),
+            run_root_file="metrics.json",
+            model="MetricReport",
         ),
         Kind(
             "agentcompass-analysis-summary",
@@ -183,6 +206,7 @@ KINDS: dict[str, Kind] = {
             {"v1": _id("agentcompass/analysis-summary.v1.json")},
             _no_rules,
             ("analysis_summary.json",),
+            model="AnalysisSummary",
         ),
         Kind(
             "agentcompass-progress",
@@ -192,6 +216,8 @@ KINDS: dict[str, Kind] = {
             {"v1": _id("agentcompass/progress.v1.json")},
             _no_rules,
             (),
+            run_root_file="progress.json",
+            model="ProgressSnapshot",
         ),
         Kind(
             "agentcompass-progress-events",
@@ -201,6 +227,7 @@ KINDS: dict[str, Kind] = {
             {"v1": _id("agentcompass/progress-event.v1.json")},
             _no_rules,
             ("progress.jsonl",),
+            model="ProgressEvent",
         ),
         Kind(
             "actf-trajectory",
@@ -211,24 +238,12 @@ KINDS: dict[str, Kind] = {
             actf.trajectory,
             (),
             version_field="schema_version",
+            version_prefix="ACTF_",
+            model="Trajectory",
         ),
     )
 }
 
-# schema_version prefixes that tell a JSON file's kind from its content.
-_VERSION_PREFIXES = (
-    ("agentcompass.task.", "agentcompass-task"),
-    ("agentcompass.retry.", "agentcompass-retry"),
-    ("agentcompass.run_info.", "agentcompass-run-info"),
-    ("ACTF_", "actf-trajectory"),
-)
-_ATTEMPT_DIR = re.compile(r"^attempt-.+$")
-# Names too common to mean a run-level file anywhere: they do at a run root (run_info.json or details/ beside them).
-_RUN_ROOT_FILES = {
-    "params.json": "agentcompass-params",
-    "metrics.json": "agentcompass-metrics",
-    "progress.json": "agentcompass-progress",
-}
 # Rules that belong to one version of a kind whose files carry no version (an attempt of a v2 task).
 _VERSION_RULES: dict[tuple[str, str], Rules] = {
     ("agentcompass-attempt", "agentcompass.task.v2"): agentcompass.legacy_result,
@@ -243,31 +258,21 @@ def get(name: str) -> Kind:
 
 
 def from_path(path: PurePath) -> Kind | None:
-    """The kind a file's name and place say it is, if they say."""
-    name, parent = path.name, path.parent.name
-    if name == "agentbeats.toml":
-        return KINDS["abv3-repo"]
-    if name == "results.json":
-        return KINDS["abv3-results"]
-    if name in ("verify.case.json", "case.json"):
-        return KINDS["abb-case"]
-    if name == "task.json":
-        return KINDS["agentcompass-task"]
-    if name == "result.json" and _ATTEMPT_DIR.match(parent):
-        return KINDS["agentcompass-attempt"]
-    if name == "task-detail.json" or name.endswith(".task-detail.json"):
-        return KINDS["agentcompass-task-detail"]
-    if name.endswith(".json") and parent == "retries" and _ATTEMPT_DIR.match(path.parent.parent.name):
-        return KINDS["agentcompass-retry"]
-    if name == "run_info.json":
-        return KINDS["agentcompass-run-info"]
-    if name == "analysis_summary.json":
-        return KINDS["agentcompass-analysis-summary"]
-    if name == "progress.jsonl":
-        return KINDS["agentcompass-progress-events"]
-    if name in _RUN_ROOT_FILES and is_run_root(path.parent):
-        return KINDS[_RUN_ROOT_FILES[name]]
+    """The kind a file's name and place say it is, if they say: the first kind of the table whose glob matches."""
+    for kind in KINDS.values():
+        if any(_matches(pattern, path) for pattern in kind.file_match):
+            return kind
+    for kind in KINDS.values():
+        if kind.run_root_file == path.name and is_run_root(path.parent):
+            return kind
     return None
+
+
+def _matches(pattern: str, path: PurePath) -> bool:
+    """Whether the last components of ``path`` match ``pattern``, one glob per component (``*`` stays in it)."""
+    globs = pattern.split("/")
+    names = path.parts[-len(globs) :]
+    return len(names) == len(globs) and all(map(fnmatchcase, names, globs))
 
 
 def is_run_root(folder: PurePath) -> bool:
@@ -300,9 +305,9 @@ def from_content(data: Any) -> Kind | None:
     version = data.get("schema_version")
     if not isinstance(version, str):
         return None
-    for prefix, name in _VERSION_PREFIXES:
-        if version.startswith(prefix):
-            return KINDS[name]
+    for kind in KINDS.values():
+        if kind.version_prefix is not None and version.startswith(kind.version_prefix):
+            return kind
     return None
 
 

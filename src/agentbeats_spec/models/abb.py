@@ -79,6 +79,3 @@ class VerifyCase:
     root_cause: str | Absent = attrs.field(default=ABSENT, metadata={"json": "Root cause"}, repr=short_repr)
     unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
-
-
-ROOTS = (VerifyCase,)

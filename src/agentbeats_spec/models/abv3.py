@@ -137,9 +137,3 @@ class RunSection:
     command: str = attrs.field(repr=short_repr)
     unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
-
-
-ROOTS = (
-    AgentbeatsToml,
-    ExperimentResults,
-)

@@ -80,6 +80,3 @@ class Trajectory:
     finished_at: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
     unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
-
-
-ROOTS = (Trajectory,)

@@ -570,17 +570,3 @@ class TaskIndex:
     attempt_plan: AttemptPlan | Absent = attrs.field(default=ABSENT)
     attempts: dict[str, str] = attrs.field(repr=short_repr)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
-
-
-ROOTS = (
-    TaskIndex,
-    AttemptResult,
-    TaskDetail,
-    RetryRecord,
-    RunInfo,
-    RunParams,
-    MetricReport,
-    AnalysisSummary,
-    ProgressSnapshot,
-    ProgressEvent,
-)

@@ -9,9 +9,9 @@ import os
 import shutil
 import tempfile
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 try:
     import fcntl
@@ -26,11 +26,14 @@ from ..records import _legacy, _persisted
 from ..walk._fs import is_inside
 from ..writing import _atomic
 
+if TYPE_CHECKING:
+    from ..models import TaskDetail
+
 TASK_SCHEMA = "agentcompass.task.v3"
 READABLE_SCHEMAS = ("agentcompass.task.v3", "agentcompass.task.v2")
 
 
-def read_task(task_dir: str | os.PathLike[str]) -> Any:
+def read_task(task_dir: str | os.PathLike[str]) -> TaskDetail:
     """The logical task detail record of one task folder, as a ``TaskDetail`` model.
 
     Attempt payloads come from each ``attempt-<n>/result.json``; ``retry_counts`` (sparse) and
@@ -118,7 +121,10 @@ def _refuse_unconvertible(files: layout.TaskFiles, issues: Sequence[Issue]) -> N
 
 
 def write_task(
-    run_dir: str | os.PathLike[str], record: Any, *, artifacts_from: str | os.PathLike[str] | None = None
+    run_dir: str | os.PathLike[str],
+    record: TaskDetail | Mapping[str, Any],
+    *,
+    artifacts_from: str | os.PathLike[str] | None = None
 ) -> Path:
     """Write a task detail record into a run folder in the v3 layout; return the path of its ``task.json``.
 

@@ -19,12 +19,16 @@ import os
 import shutil
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 
 from .._issues import InvalidDocument, SpecError, UnconvertibleAttempt, WriteError
 from ..layouts import agentcompass as layout
 from ..walk._fs import is_file, is_folder
+
+if TYPE_CHECKING:
+    from ..models import TaskDetail
 
 STAGING = layout.MIGRATION_STAGING
 
@@ -56,7 +60,7 @@ class Migration:
 class _Task:
     folder: Path  # relative to the run
     version: str | None
-    record: object | None = None
+    record: TaskDetail | None = None
     target: Path | None = None  # relative to the run
     reason: str = ""
 
@@ -238,7 +242,7 @@ def _migrate_task(run: Path, stage: Path, task: _Task) -> str:
     """Convert one v2 task in place, through the staging run; a reason when it had to be left as it was."""
     from . import _detail
 
-    assert task.target is not None
+    assert task.target is not None and task.record is not None
     old, final = run / task.folder, run / task.target
     stage.mkdir()
     (stage / "origin").write_text(task.folder.as_posix(), encoding="utf-8")  # for _recover
