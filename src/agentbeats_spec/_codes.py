@@ -1,131 +1,284 @@
-"""Every issue code, with what it means: the rules of the SARIF report and of docs/codes.md."""
+"""Every issue code: its family, the severity it is reported at, and what it means.
+
+The one home of these facts: docs/codes.md, the SARIF rules and the reporters' levels are made from this table,
+and every :class:`~agentbeats_spec._issues.Finding` and ``Issue`` is checked against it where it is built.
+"""
 
 from __future__ import annotations
 
-CODES: dict[str, str] = {
-    # Reading
-    "json.syntax": "The file is not well-formed JSON (the position is where the parser stopped).",
-    "json.duplicate-key": "A member name appears twice in one object; readers silently keep only one.",
-    "json.non-finite": "NaN, Infinity or a number that overflows to infinity: not JSON.",
-    "json.encoding": "The file is not valid UTF-8, or a string holds a lone surrogate (which has no UTF-8 form).",
-    "json.bom": "The file starts with a byte order mark.",
-    "json.nul-byte": "The file holds a NUL byte.",
-    "json.trailing-data": "Content follows the end of the JSON document.",
-    "json.empty": "The file is empty.",
-    "json.too-deep": "Nesting deeper than the limit (512 levels by default).",
-    "json.large-integer": "An integer beyond 2**53, which many JSON readers cannot hold exactly (a warning); an error "
-    "past 4,300 digits, which Python's reader refuses (the file is not read further).",
-    "json.type": "A parsed value that JSON cannot represent (not a string, number, boolean, null, array or object).",
-    "toml.syntax": "The file is not valid TOML.",
-    "toml.type": "A TOML date or time, which has no JSON form; quote it.",
-    "toml.encoding": "The file is not valid UTF-8.",
-    "toml.bom": "The file starts with a byte order mark.",
-    "toml.nul-byte": "The file holds a NUL byte.",
-    "toml.too-deep": "Nesting deeper than the limit (512 levels, 400 for arrays and inline tables); not read further.",
-    "toml.large-integer": "An integer of more than 4,300 digits, which Python's reader refuses; not converted.",
-    # JSON Schema keywords
-    "schema.required": "A required member is missing.",
-    "schema.type": "A value has the wrong JSON type.",
-    "schema.enum": "A value is not one of the allowed values.",
-    "schema.const": "A value is not the one value allowed.",
-    "schema.pattern": "A string does not have the required form.",
-    "schema.format": "A string does not have the required format.",
-    "schema.unexpected-member": "A member that this object does not allow.",
-    "schema.member-name": "A member name that is not allowed (such as a non-canonical attempt number).",
-    "schema.not-allowed": "A member or value that must not be there.",
-    "schema.min-properties": "An object has too few members.",
-    "schema.max-properties": "An object has too many members.",
-    "schema.min-items": "An array has too few items.",
-    "schema.max-items": "An array has too many items.",
-    "schema.min-length": "A string is too short.",
-    "schema.max-length": "A string is too long.",
-    "schema.unique-items": "An array holds the same item twice.",
-    "schema.minimum": "A number is below its minimum.",
-    "schema.maximum": "A number is above its maximum.",
-    "schema.multiple-of": "A number is not a multiple of what it must be.",
-    "schema.unknown-kind": "The kind of the file cannot be told from its name or content; pass --kind.",
-    "schema.unknown-version": "A schema_version this package does not know.",
-    # Cross-field rules
-    "rule.misspelled-key": "An unknown key that is a near miss of a known one.",
-    "rule.unknown-key": "A key the spec does not define.",
-    "rule.logo-url": "logo_file is a URL, but not an http(s) URL with a host.",
-    "rule.main-metric": "The member named by main_metric is missing, or is not a number or boolean.",
-    "rule.issue-url": "issue.url does not point at issue.number of issue.repository.",
-    "rule.line-range": "A fault location ends before it starts.",
-    "rule.attempt-directory": "An attempt number maps to a folder of another number.",
-    "rule.attempt-plan-k": "attempt_plan.k is smaller than the largest attempt number.",
-    "rule.unknown-strategy": "An attempt strategy other than avg and pass.",
-    "rule.artifact-overlap": "Two declared artifacts share a destination.",
-    "rule.retry-budget": "A retry number beyond max_retries.",
-    "rule.retry-count": "retry_count is not the sum of retry_counts.",
-    "rule.retry-counts-attempt": "retry_counts names an attempt beyond attempt_plan.k.",
-    "rule.retry-counts-sparse": "retry_counts holds a zero; the map is sparse.",
-    "rule.step-order": "Trajectory step ids do not strictly increase.",
-    "rule.shadowed-member": "A model's unknown_members holds the name of one of its declared members.",
-    "rule.empty-object-list": "{} where a list (or null) belongs.",
-    "rule.timestamp": "A timestamp that names no real date and time.",
-    "rule.timestamp-offset": "A timestamp without a UTC offset.",
-    "rule.finished-before-started": "A step or trajectory finishes before it starts.",
-    "rule.series-id": "A metric series whose series_id is not <metric_id>.<reducer>@<k>, or appears twice.",
-    "rule.series-k": "A metric series whose k differs from its report's k.",
-    "rule.series-counts": "Series coverage counts that do not add up (evaluated + unavailable + invalidated = total).",
-    "rule.headline": "A metric report without exactly one headline metric.",
-    # Older formats
-    "legacy.task-v2": "A task written by an older AgentCompass (agentcompass.task.v2); `migrate` rewrites it as v3.",
-    "legacy.unclassifiable": "A v2 attempt that AgentCompass 1.0.1 cannot convert: it refuses the whole task.",
-    "legacy.rejected-version": "A retired format version that AgentCompass 1.0.1 rejects (agentcompass.task.v1).",
-    # JSON Lines
-    "jsonl.torn-line": "The last line of a JSON Lines file is cut short (a writer stopped mid-line).",
-    "jsonl.no-final-newline": "The last line of a JSON Lines file has no newline; the next record would join it.",
-    "jsonl.blank-line": "A blank line in a JSON Lines file.",
-    # Other formats
-    "atif.invalid": "A file given as ATIF that is not an ATIF trajectory (v1.x) as the converter reads it.",
-    # Layouts
-    "layout.missing-file": "A file the layout requires is missing.",
-    "layout.missing-folder": "A folder the layout requires (or declares) is missing.",
-    "layout.unexpected-entry": "A file or folder that is not part of the layout.",
-    "layout.temporary-file": "A temporary file left by an interrupted atomic write.",
-    "layout.not-an-object": "A JSON file that must hold an object holds something else.",
-    "layout.unknown-state": "A folder in details/ that is not a task state.",
-    "layout.v2-layout": "An agentcompass.task.v3 task filed the v2 way (details/<task>/, no state folder).",
-    "layout.missing-run-info": "A run without run_info.json, without which AgentCompass will not resume or reuse it.",
-    "layout.duplicate-task": "A task with more than one result folder.",
-    "layout.task-folder-name": "A task folder not named <readable>--<sha256>.",
-    "layout.task-hash": "A task folder whose hash is not the sha256 of its task_id.",
-    "layout.readable-name": "A task folder whose readable prefix differs from the writer's (its reader refuses it).",
-    "layout.missing-attempt": "task.json maps an attempt to a folder that does not exist.",
-    "layout.unmapped-attempt": "An attempt folder that task.json does not map.",
-    "layout.attempt-folder-name": "An attempt folder with a non-canonical number (attempt-02).",
-    "layout.incomplete-task": "A finished task without its shared metadata.",
-    "layout.missing-result": "A finished task's attempt without result.json.",
-    "layout.wrong-state": "A task filed under a state other than its most severe issue.",
-    "layout.checkpoint-size": "checkpoint.json beyond 32 MiB.",
-    "layout.checkpoint-version": "checkpoint.json without schema_version agentcompass.attempt_checkpoint.v1.",
-    "layout.artifacts-directory": "declared_artifacts.directory is not this attempt's artifacts/ folder.",
-    "layout.missing-artifact": "A collected artifact is not on disk.",
-    "layout.retry-task": "A retry record for another task than the folder it is in.",
-    "layout.retry-attempt": "A retry record for another attempt than the folder it is in.",
-    "layout.retry-file-name": "A retry record not named <task-folder>.attempt<n>.retry<r>.<stage>.json.",
-    "layout.retry-count": "An attempt's retry_count differs from its number of retry records.",
-    "layout.issue-number": "An ABB case filed under another issue number.",
-    "layout.duplicate-case-id": "A case_id that another case definition of the same ABB tree already has.",
-    "layout.not-an-experiment": "A file directly in the run-configs folder.",
-    "layout.empty-experiment": "An experiment folder without run configs.",
-    "layout.nested-run-config": "A folder inside an experiment folder.",
-    "layout.missing-default-exp": "The default experiment folder does not exist.",
-    "layout.orphan-results": "Results of an experiment that has no run configs.",
-    "layout.missing-results": "An experiment's results folder without results.json.",
-    # Security and I/O
-    "security.path-escape": "A path leads outside its root (absolute, .., or a symbolic link).",
-    "security.symlink": "A symbolic link, reported and not followed.",
-    "io.not-found": "No such file.",
-    "io.unreadable": "The file or folder cannot be read.",
-    "io.not-a-file": "Not a regular file (a folder, FIFO, socket or device); not opened.",
-    "io.too-large": "The file is larger than the size limit (4 GiB by default); not read.",
-    "io.issues-truncated": "More issues than the per-file limit; the rest are counted, not shown.",
-    "security.secret": "A credential in a file: a credential member's value, or a string shaped like a key or token.",
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import attrs
+
+# "info" is what a reader should know but need not fix: it never fails a check, not even with --strict.
+Severity = Literal["error", "warning", "info"]
+
+# What each family of codes covers, in the order docs/codes.md shows them.
+FAMILIES: Mapping[str, str] = {
+    "json": "reading JSON",
+    "toml": "reading TOML",
+    "schema": "a JSON Schema keyword",
+    "rule": "a cross-field rule",
+    "legacy": "an older layout the reader still converts",
+    "jsonl": "reading JSON Lines",
+    "atif": "reading an ATIF file to convert",
+    "layout": "a run tree's layout",
+    "security": "a path that escapes its root, a link, or a secret",
+    "io": "a file that cannot be read",
 }
 
 
-def describe(code: str) -> str:
-    return CODES.get(code) or f"The JSON Schema keyword {code.removeprefix('schema.')!r} failed."
+@attrs.frozen
+class Code:
+    """One issue code: ``severity`` is the one it is reported at unless ``when`` says otherwise.
+
+    A code reported at more than one severity lists the others in ``also``, and ``when`` says where they apply.
+    """
+
+    name: str
+    severity: Severity
+    meaning: str
+    also: tuple[Severity, ...] = ()
+    when: str = ""
+
+    @property
+    def family(self) -> str:
+        return self.name.partition(".")[0]
+
+    @property
+    def severities(self) -> tuple[Severity, ...]:
+        return (self.severity, *self.also)
+
+
+# The files of a rerun's archived evidence are kept as they were: what is wrong in them is only a warning.
+_ARCHIVED = "warning in a rerun's archived evidence"
+
+# fmt: off
+TABLE: tuple[Code, ...] = (
+    # Reading
+    Code("json.syntax", "error",
+        "The file is not well-formed JSON (the position is where the parser stopped).",
+        also=("warning",), when=_ARCHIVED,
+    ),
+    Code("json.duplicate-key", "error",
+        "A member name appears twice in one object; readers silently keep only one.",
+        also=("warning",), when=_ARCHIVED,
+    ),
+    Code("json.non-finite", "error",
+        "NaN, Infinity or a number that overflows to infinity: not JSON.",
+        also=("warning",), when=_ARCHIVED,
+    ),
+    Code("json.encoding", "error",
+        "The file is not valid UTF-8, or a string holds a lone surrogate (which has no UTF-8 form).",
+        also=("warning",), when=_ARCHIVED,
+    ),
+    Code("json.bom", "warning", "The file starts with a byte order mark."),
+    Code("json.nul-byte", "error", "The file holds a NUL byte.", also=("warning",), when=_ARCHIVED),
+    Code("json.trailing-data", "error",
+        "Content follows the end of the JSON document.",
+        also=("warning",), when=_ARCHIVED,
+    ),
+    Code("json.empty", "error",
+        "The file is empty.",
+        also=("warning",), when="warning for an empty JSON Lines file and in a rerun's archived evidence",
+    ),
+    Code("json.too-deep", "error",
+        "Nesting deeper than the limit (512 levels by default).",
+        also=("warning",), when=_ARCHIVED,
+    ),
+    Code("json.large-integer", "warning",
+        "An integer beyond 2**53, which many JSON readers cannot hold exactly; past 4,300 digits Python's reader "
+        "refuses it, and the file is not read further.",
+        also=("error",), when="error past 4,300 digits",
+    ),
+    Code("json.type", "error",
+        "A parsed value that JSON cannot represent (not a string, number, boolean, null, array or object).",
+    ),
+    Code("toml.syntax", "error", "The file is not valid TOML."),
+    Code("toml.type", "error", "A TOML date or time, which has no JSON form; quote it."),
+    Code("toml.encoding", "error", "The file is not valid UTF-8."),
+    Code("toml.bom", "warning", "The file starts with a byte order mark."),
+    Code("toml.nul-byte", "error", "The file holds a NUL byte."),
+    Code("toml.too-deep", "error",
+        "Nesting deeper than the limit (512 levels, 400 for arrays and inline tables); not read further.",
+    ),
+    Code("toml.large-integer", "error",
+        "An integer of more than 4,300 digits, which Python's reader refuses; not converted.",
+    ),
+    # JSON Schema keywords
+    Code("schema.required", "error", "A required member is missing."),
+    Code("schema.type", "error", "A value has the wrong JSON type."),
+    Code("schema.enum", "error", "A value is not one of the allowed values."),
+    Code("schema.const", "error", "A value is not the one value allowed."),
+    Code("schema.pattern", "error", "A string does not have the required form."),
+    Code("schema.unexpected-member", "error", "A member that this object does not allow."),
+    Code("schema.member-name", "error", "A member name that is not allowed (such as a non-canonical attempt number)."),
+    Code("schema.not-allowed", "error", "A member or value that must not be there."),
+    Code("schema.min-properties", "error", "An object has too few members."),
+    Code("schema.max-properties", "error", "An object has too many members."),
+    Code("schema.min-items", "error", "An array has too few items."),
+    Code("schema.min-length", "error", "A string is too short."),
+    Code("schema.unique-items", "error", "An array holds the same item twice."),
+    Code("schema.minimum", "error", "A number is below its minimum."),
+    Code("schema.maximum", "error", "A number is above its maximum."),
+    Code("schema.unknown-kind", "error", "The kind of the file cannot be told from its name or content; pass --kind."),
+    Code("schema.unknown-version", "error", "A schema_version this package does not know."),
+    # Cross-field rules
+    Code("rule.misspelled-key", "error", "An unknown key that is a near miss of a known one."),
+    Code("rule.unknown-key", "warning", "A key the spec does not define."),
+    Code("rule.logo-url", "error", "logo_file is a URL, but not an http(s) URL with a host."),
+    Code("rule.main-metric", "error", "The member named by main_metric is missing, or is not a number or boolean."),
+    Code("rule.issue-url", "error", "issue.url does not point at issue.number of issue.repository."),
+    Code("rule.line-range", "error", "A fault location ends before it starts."),
+    Code("rule.attempt-directory", "error", "An attempt number maps to a folder of another number."),
+    Code("rule.attempt-plan-k", "error", "attempt_plan.k is smaller than the largest attempt number."),
+    Code("rule.unknown-strategy", "error",
+        "An attempt strategy other than avg and pass.",
+        also=("warning",),
+        when="warning for a known strategy spelled otherwise (` Avg `), which the reader still reads",
+    ),
+    Code("rule.artifact-overlap", "error", "Two declared artifacts share a destination."),
+    Code("rule.retry-budget", "error", "A retry number beyond max_retries."),
+    Code("rule.retry-count", "error", "retry_count is not the sum of retry_counts."),
+    Code("rule.retry-counts-attempt", "error", "retry_counts names an attempt beyond attempt_plan.k."),
+    Code("rule.retry-counts-sparse", "warning", "retry_counts holds a zero; the map is sparse."),
+    Code("rule.step-order", "error", "Trajectory step ids do not strictly increase."),
+    Code("rule.shadowed-member", "error", "A model's unknown_members holds the name of one of its declared members."),
+    Code("rule.empty-object-list", "info", "{} where a list (or null) belongs."),
+    Code("rule.timestamp", "error", "A timestamp that names no real date and time."),
+    Code("rule.timestamp-offset", "info", "A timestamp without a UTC offset."),
+    Code("rule.finished-before-started", "warning", "A step or trajectory finishes before it starts."),
+    Code("rule.series-id", "error",
+        "A metric series whose series_id is not <metric_id>.<reducer>@<k>, or appears twice.",
+    ),
+    Code("rule.series-k", "error", "A metric series whose k differs from its report's k."),
+    Code("rule.series-counts", "error",
+        "Series coverage counts that do not add up (evaluated + unavailable + invalidated = total).",
+    ),
+    Code("rule.headline", "error", "A metric report without exactly one headline metric."),
+    # Older formats
+    Code("legacy.task-v2", "warning",
+        "A task written by an older AgentCompass (agentcompass.task.v2); `migrate` rewrites it as v3.",
+    ),
+    Code("legacy.unclassifiable", "error",
+        "A v2 attempt that AgentCompass 1.0.1 cannot convert: it refuses the whole task.",
+    ),
+    Code("legacy.rejected-version", "error",
+        "A retired format version that AgentCompass 1.0.1 rejects (agentcompass.task.v1).",
+    ),
+    # JSON Lines
+    Code("jsonl.torn-line", "warning", "The last line of a JSON Lines file is cut short (a writer stopped mid-line)."),
+    Code("jsonl.no-final-newline", "warning",
+        "The last line of a JSON Lines file has no newline; the next record would join it.",
+    ),
+    Code("jsonl.blank-line", "warning", "A blank line in a JSON Lines file."),
+    # Other formats
+    Code("atif.invalid", "error",
+        "A file given as ATIF that is not an ATIF trajectory (v1.x) as the converter reads it.",
+    ),
+    # Layouts
+    Code("layout.missing-file", "error",
+        "A file the layout requires is missing.",
+        also=("warning",), when="warning for an ABB step without submission.json",
+    ),
+    Code("layout.missing-folder", "error", "A folder the layout requires (or declares) is missing."),
+    Code("layout.unexpected-entry", "warning",
+        "A file or folder that is not part of the layout.",
+        also=("info",), when="info for documentation beside ABV3 results",
+    ),
+    Code("layout.temporary-file", "warning", "A temporary file left by an interrupted atomic write."),
+    Code("layout.not-an-object", "error", "A JSON file that must hold an object holds something else."),
+    Code("layout.unknown-state", "error", "A folder in details/ that is not a task state."),
+    Code("layout.v2-layout", "warning",
+        "An agentcompass.task.v3 task filed the v2 way (details/<task>/, no state folder).",
+    ),
+    Code("layout.missing-run-info", "warning",
+        "A run without run_info.json, without which AgentCompass will not resume or reuse it.",
+    ),
+    Code("layout.duplicate-task", "error", "A task with more than one result folder."),
+    Code("layout.task-folder-name", "error", "A task folder not named <readable>--<sha256>."),
+    Code("layout.task-hash", "error", "A task folder whose hash is not the sha256 of its task_id."),
+    Code("layout.readable-name", "error",
+        "A task folder whose readable prefix differs from the writer's (its reader refuses it).",
+    ),
+    Code("layout.missing-attempt", "error", "task.json maps an attempt to a folder that does not exist."),
+    Code("layout.unmapped-attempt", "error", "An attempt folder that task.json does not map."),
+    Code("layout.attempt-folder-name", "error", "An attempt folder with a non-canonical number (attempt-02)."),
+    Code("layout.incomplete-task", "error", "A finished task without its shared metadata."),
+    Code("layout.missing-result", "error", "A finished task's attempt without result.json."),
+    Code("layout.wrong-state", "error", "A task filed under a state other than its most severe issue."),
+    Code("layout.checkpoint-size", "error", "checkpoint.json beyond 32 MiB."),
+    Code("layout.checkpoint-version", "error",
+        "checkpoint.json without schema_version agentcompass.attempt_checkpoint.v1.",
+    ),
+    Code("layout.artifacts-directory", "error",
+        "declared_artifacts.directory is not this attempt's artifacts/ folder.",
+    ),
+    Code("layout.missing-artifact", "error", "A collected artifact is not on disk."),
+    Code("layout.retry-task", "error", "A retry record for another task than the folder it is in."),
+    Code("layout.retry-attempt", "error", "A retry record for another attempt than the folder it is in."),
+    Code("layout.retry-file-name", "warning",
+        "A retry record not named <task-folder>.attempt<n>.retry<r>.<stage>.json.",
+    ),
+    Code("layout.retry-count", "warning",
+        "An attempt's retry_count differs from its number of retry records.",
+        also=("info",), when="info when there are fewer records than retry_count (write_result keeps no records)",
+    ),
+    Code("layout.issue-number", "error", "An ABB case filed under another issue number."),
+    Code("layout.duplicate-case-id", "error",
+        "A case_id that another case definition of the same ABB tree already has.",
+    ),
+    Code("layout.not-an-experiment", "error",
+        "A file directly in the run-configs folder.",
+        also=("info",), when="info for a repository file such as README.md",
+    ),
+    Code("layout.empty-experiment", "error", "An experiment folder without run configs."),
+    Code("layout.nested-run-config", "error", "A folder inside an experiment folder."),
+    Code("layout.missing-default-exp", "error",
+        "The default experiment folder does not exist.",
+        also=("warning",), when="warning when no default_exp is declared and there is no default folder",
+    ),
+    Code("layout.orphan-results", "warning", "Results of an experiment that has no run configs."),
+    Code("layout.missing-results", "warning", "An experiment's results folder without results.json."),
+    # Security and I/O
+    Code("security.path-escape", "error", "A path leads outside its root (absolute, .., or a symbolic link)."),
+    Code("security.symlink", "warning",
+        "A symbolic link, reported and not followed.",
+        also=("error",), when="error for a link named as a path to check, or where a file or folder is required",
+    ),
+    Code("io.not-found", "error", "No such file.", also=("warning",), when=_ARCHIVED),
+    Code("io.unreadable", "error", "The file or folder cannot be read.", also=("warning",), when=_ARCHIVED),
+    Code("io.not-a-file", "error",
+        "Not a regular file (a folder, FIFO, socket or device); not opened.",
+        also=("warning",),
+        when="warning for a FIFO, socket or device in a tree or named to check, and in a rerun's archived evidence",
+    ),
+    Code("io.too-large", "error",
+        "The file is larger than the size limit (4 GiB by default); not read.",
+        also=("warning",), when=_ARCHIVED,
+    ),
+    Code("io.issues-truncated", "warning", "More issues than the per-file limit; the rest are counted, not shown."),
+    Code("security.secret", "error",
+        "A credential in a file: a credential member's value, or a string shaped like a key or token.",
+    ),
+)
+# fmt: on
+
+CODES: Mapping[str, Code] = {code.name: code for code in TABLE}
+
+# (code, severity) for every severity a code may have: what the check of each finding looks up.
+_ALLOWED = frozenset((code.name, severity) for code in TABLE for severity in code.severities)
+
+
+def check_code(instance: Any, attribute: Any, code: str) -> None:
+    """The attrs validator of ``Finding.code`` and ``Issue.code``: a code of the table, at a severity it allows.
+
+    attrs runs validators after every field is set, so the severity is there to compare.
+    """
+    if (code, instance.severity) not in _ALLOWED:
+        known = CODES.get(code)
+        if known is None:
+            raise ValueError(f"{code!r} is not an issue code; add it to agentbeats_spec._codes.TABLE")
+        allowed = " or ".join(known.severities)
+        raise ValueError(f"{code!r} is reported as {allowed}, not {instance.severity!r} (agentbeats_spec._codes)")

@@ -10,6 +10,8 @@ from typing import Literal
 
 import attrs
 
+from ._codes import check_code
+
 # "info" is what a reader should know but need not fix (what the reference writer does by design): it never
 # fails a check, not even with --strict, and the text report hides it unless asked.
 Severity = Literal["error", "warning", "info"]
@@ -32,7 +34,7 @@ class Finding:
     """
 
     pointer: str
-    code: str
+    code: str = attrs.field(validator=check_code)  # a code of the table, at a severity it allows
     message: str
     severity: Severity = "error"
     anchor: Anchor = Anchor.VALUE
@@ -57,7 +59,7 @@ class Issue:
     line: int | None = None
     column: int | None = None
     severity: Severity
-    code: str
+    code: str = attrs.field(validator=check_code)  # a code of the table, at a severity it allows
     message: str
 
     def sort_key(self) -> tuple[str, int, int, str, str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 from urllib.parse import quote as quote_uri
 
-from ._codes import describe
+from ._codes import CODES
 from ._issues import Issue
 from ._text import printable
 from ._version import __version__
@@ -244,8 +244,8 @@ def sarif(report: Report, out: TextIO, *, base: Path | None = None) -> None:
         {
             "id": code,
             "name": "".join(part.capitalize() for part in code.replace(".", "-").split("-")),
-            "shortDescription": {"text": describe(code)},
-            "defaultConfiguration": {"level": _default_level(code)},
+            "shortDescription": {"text": CODES[code].meaning},
+            "defaultConfiguration": {"level": _SARIF_LEVELS[CODES[code].severity]},
         }
         for code in codes
     ]
@@ -285,22 +285,6 @@ def sarif(report: Report, out: TextIO, *, base: Path | None = None) -> None:
     }
     json.dump(document, out, ensure_ascii=False, indent=2)
     out.write("\n")
-
-
-def _default_level(code: str) -> str:
-    if code in _INFO_CODES:
-        return "note"
-    return "warning" if code in _WARNING_CODES else "error"
-
-
-# Codes that are only ever info, or at most warnings; the level of each result is its issue's own.
-_INFO_CODES = frozenset({"rule.timestamp-offset", "rule.empty-object-list"})
-_WARNING_CODES = frozenset(
-    {"json.bom", "json.large-integer", "rule.unknown-key", "rule.unknown-strategy", "rule.retry-counts-sparse",
-     "rule.finished-before-started", "layout.unexpected-entry",
-     "layout.temporary-file", "layout.v2-layout", "layout.retry-file-name",
-     "layout.retry-count", "layout.orphan-results", "layout.missing-results", "security.symlink"}
-)  # fmt: skip
 
 
 def _uri(file: str | None, base: Path | None) -> str:
