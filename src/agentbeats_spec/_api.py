@@ -207,8 +207,7 @@ def load(path: PathLike, kind: str | None = None, *, limits: Limits | None = Non
     events) gives a list of them. Named as a literal, the kind also gives the return type to a type checker.
     """
     with applied(current().with_limits(limits)):
-        examined = _sources.examine_file(Path(path), _kinds.get(kind) if kind else None, explicit=True)
-    assert examined is not None  # a named file always gets a verdict
+        examined = _sources.examine_named(Path(path), _kinds.get(kind) if kind else None)
     return _model_of(examined)
 
 

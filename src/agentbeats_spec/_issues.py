@@ -43,20 +43,21 @@ class Finding:
     column: int | None = None
 
 
-@attrs.frozen(order=False)
+@attrs.frozen(order=False, kw_only=True)
 class Issue:
     """One problem found in one file.
 
     ``pointer`` is an RFC 6901 JSON Pointer into the document (``""`` for the file as a whole);
-    ``line`` and ``column`` are 1-based and count characters, and are ``None`` only where the input
-    has no text (an already parsed mapping). ``severity`` is ``error``, ``warning`` or ``info``.
+    ``line`` and ``column`` are 1-based and count characters, and are ``None`` where no place in a text is
+    known (an already parsed mapping, an issue about a file or folder as a whole). ``severity`` is ``error``,
+    ``warning`` or ``info``. Built by keyword only: eight fields in a row are too easy to swap.
     """
 
     file: str | None
-    kind: str | None
-    pointer: str
-    line: int | None
-    column: int | None
+    kind: str | None = None
+    pointer: str = ""
+    line: int | None = None
+    column: int | None = None
     severity: Severity
     code: str = attrs.field(validator=check_code)  # a code of the table, at a severity it allows
     message: str

@@ -206,8 +206,12 @@ def _check_copy(source: _Source, unit: Unit, settings: Settings) -> Part:
         except FileNotFoundError:
             pass  # gone since the listing: the check reports it as the local check would
         except OSError as error:
-            issue = Issue(str(unit.path), None, "", None, None, "error", "io.unreadable",
-                          f"cannot read from storage: {error.strerror or error}")  # fmt: skip
+            issue = Issue(  # the unit's folder as a whole: no place in a file
+                file=str(unit.path),
+                severity="error",
+                code="io.unreadable",
+                message=f"cannot read from storage: {error.strerror or error}",
+            )
             return Part((issue,), 0, 0, (), ())
         copied = Unit(unit.check, local(unit.path), tuple(local(argument) for argument in unit.arguments))
         part = run_unit(copied, settings)

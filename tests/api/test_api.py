@@ -93,10 +93,27 @@ def test_other_sources_are_a_type_error() -> None:
 
 
 def test_issue_is_frozen_and_prints_like_a_compiler() -> None:
-    issue = Issue("f.json", "abv3-results", "/count", 2, 12, "error", "schema.minimum", "expected a number >= 0")
+    issue = Issue(
+        file="f.json",
+        kind="abv3-results",
+        pointer="/count",
+        line=2,
+        column=12,
+        severity="error",
+        code="schema.minimum",
+        message="expected a number >= 0",
+    )
     with pytest.raises(AttributeError):
         issue.line = 3  # type: ignore[misc]
     assert str(issue) == "f.json:2:12: error schema.minimum expected a number >= 0 (at /count)"
+
+
+def test_an_issue_is_made_by_keyword_only() -> None:
+    """Eight fields in a row are easy to swap: a positional Issue is refused, and a file-level one needs no place."""
+    with pytest.raises(TypeError):
+        Issue("f.json", None, "", None, None, "error", "io.unreadable", "cannot read")  # type: ignore[misc]
+    whole = Issue(file="f.json", severity="error", code="io.unreadable", message="cannot read")
+    assert (whole.kind, whole.pointer, whole.line, whole.column) == (None, "", None, None)
 
 
 def test_a_parsed_mapping_gets_the_same_issues_as_its_text() -> None:

@@ -107,8 +107,7 @@ def from_atif(source: os.PathLike[str] | Mapping[str, Any]) -> Conversion:
 
 def read_validated(path: Path, kinds: tuple[str, ...]) -> tuple[Any, _kinds.Kind]:
     """A file's data after the whole validation path; InvalidDocument on an error."""
-    examined = _sources.examine_file(path, None, explicit=True)
-    assert examined is not None  # a named file always gets a verdict
+    examined = _sources.examine_named(path, None)
     data = examined.document.data if examined.document.readable else None
     if examined.kind is None and isinstance(data, dict) and str(data.get("schema_version")).startswith("ATIF-"):
         raise SpecError(f"{path} is an ATIF file; convert it with --from atif")

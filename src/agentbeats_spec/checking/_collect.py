@@ -55,7 +55,8 @@ class Collector:
 
     def about(self, path: Path, code: str, message: str, severity: Severity = "error") -> None:
         """An issue about a file or folder as a whole."""
-        self.issues.append(Issue(str(path), None, "", None, None, severity, code, message))
+        # The file or folder as a whole: no place in a text, so no line.
+        self.issues.append(Issue(file=str(path), severity=severity, code=code, message=message))
 
     def fact(self, fact: Fact) -> None:
         """Keep a value that a rule spanning units needs (see ``layouts._units``)."""

@@ -122,9 +122,12 @@ def issues_of(document: Document, findings: list[Finding], file: str | None, kin
         first = issues[0]
         issues = [
             *issues[:limit],
-            Issue(
-                first.file, first.kind, "", None, None, "warning", "io.issues-truncated",
-                f"{len(issues) - limit} more issue(s) in this file are not shown (see --max-issues)",
+            Issue(  # about the file's list of issues, not a place in it: no line
+                file=first.file,
+                kind=first.kind,
+                severity="warning",
+                code="io.issues-truncated",
+                message=f"{len(issues) - limit} more issue(s) in this file are not shown (see --max-issues)",
             ),
-        ]  # fmt: skip
+        ]
     return issues

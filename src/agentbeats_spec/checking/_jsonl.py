@@ -32,13 +32,14 @@ def examine(raw: bytes, kind: Kind | None, file: str | None) -> Examined:
     if ends_with_newline:
         lines.pop()  # what follows the final newline is not a line
     if not lines:
+        # Real: an empty file's first character is where its first record should be.
         findings.append(Finding("", "json.empty", "the file is empty: no line holds a record", "warning", line=1,
                                 column=1))  # fmt: skip
     for index, line in enumerate(lines):
         number = index + 1
         last = index == len(lines) - 1
         if not line.strip():
-            findings.append(
+            findings.append(  # real: the blank line's first character
                 Finding("", "jsonl.blank-line", "a blank line; each line holds one record", "warning", line=number,
                         column=1)
             )  # fmt: skip
@@ -51,7 +52,7 @@ def examine(raw: bytes, kind: Kind | None, file: str | None) -> Examined:
                     "jsonl.torn-line",
                     "the last line is cut short without its newline (a writer stopped mid-line); its record is lost",
                     "warning",
-                    line=number,
+                    line=number,  # real: the torn line's first character
                     column=1,
                 )
             )
@@ -71,14 +72,7 @@ def examine(raw: bytes, kind: Kind | None, file: str | None) -> Examined:
                     )
                 )
         for issue in examined.issues:
-            findings.append(
-                Finding(
-                    issue.pointer,
-                    issue.code,
-                    issue.message,
-                    issue.severity,
-                    line=number + (issue.line or 1) - 1,
-                    column=issue.column or 1,
-                )
-            )
+            # Real, not invented: a record is its line, so an issue of the record with no place in it is the line's.
+            at, column = (number + issue.line - 1, issue.column) if issue.line is not None else (number, 1)
+            findings.append(Finding(issue.pointer, issue.code, issue.message, issue.severity, line=at, column=column))
     return Examined(Document(records, None, "jsonl", ()), kind, tuple(findings), file)

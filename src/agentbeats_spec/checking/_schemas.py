@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._issues import Anchor, Finding
 from ..reading._pointers import to_pointer
+from ..rules._common import is_int
 
 if TYPE_CHECKING:
     from importlib.abc import Traversable
@@ -88,18 +89,12 @@ def validator(schema_id: str) -> Any:
 
     from . import _keywords
 
-    types = Draft202012Validator.TYPE_CHECKER.redefine("integer", lambda _, instance: is_integer(instance))
+    # An integer as the AgentCompass reader counts them (``type(x) is int``): JSON Schema calls 1.0 an integer, a
+    # reader that tells 1 from 1.0 does not, so 1.0, 1e0 and -0.0 are refused wherever a schema says ``integer``
+    # (docs/schemas.md says so for other engines).
+    types = Draft202012Validator.TYPE_CHECKER.redefine("integer", lambda _, instance: is_int(instance))
     extended = validators.extend(Draft202012Validator, validators=_keywords.OVERRIDES, type_checker=types)
     return extended(contents(schema_id), registry=registry(), format_checker=Draft202012Validator.FORMAT_CHECKER)
-
-
-def is_integer(instance: Any) -> bool:
-    """An integer as the AgentCompass reader counts them (``type(x) is int``).
-
-    JSON Schema calls 1.0 an integer; a reader that tells 1 from 1.0 does not, so this package refuses 1.0,
-    1e0 and -0.0 wherever a schema says ``integer`` (docs/schemas.md says so for other engines).
-    """
-    return isinstance(instance, int) and not isinstance(instance, bool)
 
 
 try:  # jsonschema-rs gives the verdict of a valid document quickly; python-jsonschema reports the errors

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .._issues import Finding
 from .._settings import current
 from ..reading import _documents
 from ..reading._bounded import read_bounded, unreadable
@@ -74,49 +75,95 @@ def document_of(source: Any, kind: _kinds.Kind | None) -> Document:
     )
 
 
-def examine_file(path: Path, kind: _kinds.Kind | None, *, explicit: bool) -> Examined | None:
-    """One file through the whole path; None for a file met in a folder that is no artifact of a known kind.
+def examine_named(path: Path, kind: _kinds.Kind | None) -> Examined:
+    """A file the user named, or one a layout requires: always a verdict, whatever the file holds.
 
     Whatever the file holds ends as issues on it; a fault of this package raises :class:`CheckFailed` naming it.
     """
     with failing_on(str(path)):
         try:
-            return _examine_file(path, kind, explicit=explicit)
+            known = kind or _kind_by_path(path)
+            syntax = known.syntax if known else _kinds.syntax_for(path)
+            raw, problem = _read(path, unreadable(path, follow=True))
+            if problem is not None:
+                return examine(Document(None, None, syntax, (problem,), readable=False), known, str(path))
+            if syntax == "jsonl":
+                return _examine_lines(raw, known, str(path))
+            return examine(_documents.read(raw, syntax), known, str(path))
         except RecursionError:  # anywhere on the path: the file is too deep for this interpreter's stack
-            kind = kind or _kinds.from_path(path)
-            syntax = kind.syntax if kind else _kinds.syntax_for(path)
-            problem = too_deep(syntax)
-            return Examined(Document(None, None, syntax, (problem,), readable=False), kind, (problem,), str(path))
+            return _too_deep(path, kind)
 
 
-def _examine_file(path: Path, kind: _kinds.Kind | None, *, explicit: bool) -> Examined | None:
-    display = str(path)
-    if kind is None:
-        kind = _kinds.from_path(path)
-        if kind is not None:
-            kind = _kinds.in_context(kind, path)
-    if not explicit and not may_be_artifact(path, kind):
-        return None
+def examine_found(path: Path, kind: _kinds.Kind | None) -> Examined | None:
+    """A file met while walking a folder: None when it is no artifact of a known kind (or a link not followed).
+
+    A JSON file is an artifact only when its content says which; one that cannot be read (broken, too deep, not
+    UTF-8) is still one when the schema_version it declares says so.
+    """
+    with failing_on(str(path)):
+        try:
+            known = kind or _kind_by_path(path)
+            if not may_be_artifact(path, known):
+                return None
+            syntax = known.syntax if known else _kinds.syntax_for(path)
+            problem = unreadable(path, follow=False)
+            if problem is not None and problem.severity == "warning":
+                return None
+            raw, problem = _read(path, problem)
+            if problem is not None:
+                return examine(Document(None, None, syntax, (problem,), readable=False), known, str(path))
+            if syntax == "jsonl":
+                return _examine_lines(raw, known, str(path))
+            document = _documents.read(raw, syntax)
+            if known is None:
+                known = _kinds.from_content(document.data) if document.readable else _declared_kind(raw)
+                if known is None:
+                    return None
+            return examine(document, known, str(path))
+        except RecursionError:  # anywhere on the path: the file is too deep for this interpreter's stack
+            return _too_deep(path, kind)
+
+
+def _kind_by_path(path: Path) -> _kinds.Kind | None:
+    kind = _kinds.from_path(path)
+    return _kinds.in_context(kind, path) if kind is not None else None
+
+
+def _read(path: Path, problem: Finding | None) -> tuple[bytes, Finding | None]:
+    """The file's bytes, unless ``problem`` (a file that is not one, say) or reading them stops it."""
+    return (b"", problem) if problem is not None else read_bounded(path)
+
+
+def _examine_lines(raw: bytes, kind: _kinds.Kind | None, file: str) -> Examined:
+    from . import _jsonl
+
+    return _jsonl.examine(raw, kind, file)
+
+
+def _too_deep(path: Path, kind: _kinds.Kind | None) -> Examined:
+    kind = kind or _kinds.from_path(path)
     syntax = kind.syntax if kind else _kinds.syntax_for(path)
-    problem = unreadable(path, follow=explicit)
-    if problem is not None and not explicit and problem.severity == "warning":
-        return None
-    if problem is None:
-        raw, problem = read_bounded(path)
-    if problem is not None:
-        return examine(Document(None, None, syntax, (problem,), readable=False), kind, display)
-    if syntax == "jsonl":
-        from . import _jsonl
+    problem = too_deep(syntax)
+    return Examined(Document(None, None, syntax, (problem,), readable=False), kind, (problem,), str(path))
 
-        return _jsonl.examine(raw, kind, display)
-    document = _documents.read(raw, syntax)
-    # Inside a folder, a JSON file is an artifact only when its content says which; one that cannot be read
-    # (broken, too deep, not UTF-8) is still one when the schema_version it declares says so.
-    if not explicit and kind is None:
-        kind = _kinds.from_content(document.data) if document.readable else _declared_kind(raw)
-        if kind is None:
-            return None
-    return examine(document, kind, display)
+
+def read_schemaless(path: Path) -> Examined | Finding:
+    """A JSON file the spec gives no schema, read and nothing more: its reading findings, or the one problem that
+    kept it from being read (too large, not a regular file, unreadable), which is about the file as a whole."""
+    raw, problem = read_bounded(path)
+    if problem is not None:
+        return problem
+    document = _documents.read(raw, "json")
+    return Examined(document, None, document.findings, str(path))
+
+
+def members(examined: Examined) -> dict[str, Any] | None:
+    """The members of a document that is a JSON object (a TOML table); None when it is unreadable or no object.
+
+    What a layout reads out of a file for a fact of its own (an id, a count), beside the file's verdict.
+    """
+    data = examined.document.data
+    return data if examined.document.readable and isinstance(data, dict) else None
 
 
 def may_be_artifact(path: Path, kind: _kinds.Kind | None) -> bool:

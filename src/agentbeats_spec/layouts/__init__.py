@@ -17,7 +17,7 @@ import attrs
 from .._issues import Fact, Issue
 from ..checking import _kinds
 from ..checking._collect import Collector, Part, Report, failing_on
-from ..checking._sources import examine_file, may_be_artifact, scan_file
+from ..checking._sources import examine_found, examine_named, may_be_artifact, scan_file
 from ..walk._fs import Reporter, entries, is_folder, present
 from ..walk._units import LOCAL, Tree, Walk, run_here
 
@@ -103,7 +103,7 @@ def plan(
         if tree.is_folder(path) or (tree is LOCAL and follow_symlinks and path.is_dir()):
             plan_folder(path, kind, walk, path)
         else:
-            walk.defer(file_unit, path, kind.name if kind else None, True)
+            walk.defer(named_file_unit, path, kind.name if kind else None)
     return walk
 
 
@@ -122,14 +122,19 @@ def _named_link(path: Path, reporter: Reporter) -> bool:
 def loose_file(walk: Walk, path: Path) -> None:
     """A file met in a folder that is no layout: a unit when it may be an artifact, else counted as skipped."""
     if may_be_artifact(path, None):
-        walk.defer(file_unit, path, None)
+        walk.defer(found_file_unit, path, None)
     else:
         walk.skip()
 
 
-def file_unit(collector: Collector, path: Path, kind: str | None, explicit: bool = False) -> None:
-    """One artifact file on its own (named, or met in a folder that is no layout)."""
-    collector.add(examine_file(path, _kinds.get(kind) if kind else None, explicit=explicit))
+def named_file_unit(collector: Collector, path: Path, kind: str | None) -> None:
+    """One file the user named (or a layout requires) on its own: it always gets a verdict."""
+    collector.add(examine_named(path, _kinds.get(kind) if kind else None))
+
+
+def found_file_unit(collector: Collector, path: Path, kind: str | None) -> None:
+    """One file met in a folder that is no layout: skipped when it turns out to be no artifact."""
+    collector.add(examine_found(path, _kinds.get(kind) if kind else None))
 
 
 def scan_paths(
@@ -167,7 +172,7 @@ def check_repository(folder: Path) -> Report:
     description = folder / "agentbeats.toml"
     if present(description, "file", collector, description, "an ABV3 repository has agentbeats.toml at its root"):
         with failing_on(str(folder)):
-            abv3.check(folder, collector, others=[abb] if abb.detect(folder) else [])
+            abv3.repository_unit(collector, folder, abb.detect(folder))
     return collector.report()
 
 
@@ -189,7 +194,7 @@ def plan_folder(folder: Path, kind: _kinds.Kind | None, walk: Walk, root: Path) 
                 continue
             if kind is not None:
                 if entry.path.suffix == "." + kind.syntax:
-                    walk.defer(file_unit, entry.path, kind.name)
+                    walk.defer(found_file_unit, entry.path, kind.name)
             else:
                 loose_file(walk, entry.path)
         stack.extend(entry.path for entry in reversed(listing) if entry.is_folder)

@@ -11,9 +11,8 @@ from .._text import quote
 from ..checking import _kinds
 from ..checking._collect import Collector
 from ..checking._examine import Examined
-from ..checking._sources import examine_file
-from ..reading import _documents
-from ..reading._bounded import read_bounded
+from ..checking._sources import examine_named, members, read_schemaless
+from ..rules._common import is_int
 from ..walk._fs import Entry, Reporter, entries, present
 from ..walk._units import LOCAL, Tree, Walk
 
@@ -67,7 +66,7 @@ def case_unit(collector: Collector, case: Path, root: Path) -> None:
 def _check_attempt(attempt: Path, root: Path, collector: Collector) -> None:
     case_missing = "an attempt folder holds case.json, the exact test case used"
     if present(attempt / "case.json", "file", collector, attempt, case_missing):
-        collector.add(examine_file(attempt / "case.json", CASE, explicit=True))
+        collector.add(examine_named(attempt / "case.json", CASE))
     for name in ATTEMPT_FILES:
         if present(attempt / name, "file", collector, attempt, f"an attempt folder holds {name}"):
             json_object(attempt / name, collector, "abb-run-record")
@@ -101,17 +100,16 @@ def issue_unit(collector: Collector, folder: Path, number: int, root: Path) -> N
     """One issue folder (``verify.case.json`` and ``runs/``): a unit; its ``case_id`` is a fact for the reduce."""
     case_path = folder / "verify.case.json"
     if present(case_path, "file", collector, folder, "an issue folder holds verify.case.json"):
-        case = examine_file(case_path, CASE, explicit=True)
-        assert case is not None  # a named file always gets a verdict
-        data = case.document.data if case.document.readable else None
-        issue = data.get("issue") if isinstance(data, dict) else None
+        case = examine_named(case_path, CASE)
+        data = members(case) or {}
+        issue = data.get("issue")
         found = issue.get("number") if isinstance(issue, dict) else None
         findings = []
-        if isinstance(found, int) and not isinstance(found, bool) and found != number:
+        if is_int(found) and found != number:
             message = f"the case is for issue {found}, but it is filed under issue_{number}/"
             findings.append(Finding("/issue/number", "layout.issue-number", message))
         collector.add(case.with_findings(findings))
-        case_id = data.get("case_id") if isinstance(data, dict) else None
+        case_id = data.get("case_id")
         if isinstance(case_id, str):
             line, column = case.document.positions([("/case_id", Anchor.VALUE)]).get(
                 ("/case_id", Anchor.VALUE), (None, None)
@@ -129,11 +127,17 @@ def unique_case_ids(facts: list[Fact]) -> list[Issue]:
         if earlier is not fact:
             issues.append(
                 Issue(
-                    fact.file, fact.kind, fact.pointer, fact.line, fact.column, "error", "layout.duplicate-case-id",
-                    f"case_id {quote(fact.value)} is already the case_id of {_inside(earlier.file, fact.scope)}; "
-                    "a case ID names one case of an ABB tree",
+                    file=fact.file,
+                    kind=fact.kind,
+                    pointer=fact.pointer,
+                    line=fact.line,
+                    column=fact.column,
+                    severity="error",
+                    code="layout.duplicate-case-id",
+                    message=f"case_id {quote(fact.value)} is already the case_id of "
+                    f"{_inside(earlier.file, fact.scope)}; a case ID names one case of an ABB tree",
                 )
-            )  # fmt: skip
+            )
     return issues
 
 
@@ -147,12 +151,10 @@ def _inside(file: str, root: str) -> str:
 
 def json_object(path: Path, collector: Collector, label: str, *, require_object: bool = True) -> Examined | None:
     """A JSON file the spec gives no schema: it must be well-formed (and an object, where asked)."""
-    raw, problem = read_bounded(path)
-    if problem is not None:
-        collector.about(path, problem.code, problem.message)
+    read = read_schemaless(path)
+    if isinstance(read, Finding):
+        collector.about(path, read.code, read.message)
         return None
-    document = _documents.read(raw, "json")
-    findings = list(document.findings)
-    if require_object and document.readable and not isinstance(document.data, dict):
-        findings.append(Finding("", "layout.not-an-object", "expected a JSON object"))
-    return collector.add(Examined(document, None, tuple(findings), str(path)), label)
+    if require_object and read.document.readable and not isinstance(read.document.data, dict):
+        read = read.with_findings([Finding("", "layout.not-an-object", "expected a JSON object")])
+    return collector.add(read, label)

@@ -14,7 +14,7 @@ from .._issues import Anchor, Finding
 from .._text import quote
 from ..checking import _kinds
 from ..checking._collect import Collector
-from ..checking._sources import examine_file
+from ..checking._sources import examine_named, members
 from ..rules.abv3 import inside_root
 from ..walk._fs import entries, is_file, is_folder, listable
 from ..walk._units import LOCAL, Tree, Walk
@@ -35,16 +35,9 @@ def plan(folder: Path, walk: Walk, others: list[Any] | None = None) -> None:
 
 
 def repository_unit(collector: Collector, folder: Path, with_abb: bool) -> None:
-    """One ABV3 repository: a unit (see ``_units``)."""
-    from . import abb
-
-    check(folder, collector, others=[abb] if with_abb else [])
-
-
-def check(folder: Path, collector: Collector, others: list[Any] | None = None) -> None:
-    repo = examine_file(folder / "agentbeats.toml", REPO, explicit=True)
-    assert repo is not None  # a named file always gets a verdict
-    data = repo.document.data if repo.document.readable and isinstance(repo.document.data, dict) else {}
+    """One ABV3 repository: a unit (see ``_units``). ``with_abb``: its results folder also holds an ABB tree."""
+    repo = examine_named(folder / "agentbeats.toml", REPO)
+    data = members(repo) or {}
     findings: list[Finding] = []
 
     about = _table(data, "abv3_repo")
@@ -80,7 +73,7 @@ def check(folder: Path, collector: Collector, others: list[Any] | None = None) -
     if isinstance(results_name, str) and inside_root(results_name):
         results_folder = folder / results_name
         if is_folder(results_folder):
-            skip = {"agents"} if others and results_name.strip("./") == "results" else set()
+            skip = {"agents"} if with_abb and results_name.strip("./") == "results" else set()
             _check_results(results_folder, experiments, skip, folder, collector)
         elif "folder" in results:
             findings.append(
@@ -195,7 +188,7 @@ def _check_results(
             )
         summary = entry.path / "results.json"
         if is_file(summary):
-            collector.add(examine_file(summary, RESULTS, explicit=True))
+            collector.add(examine_named(summary, RESULTS))
         else:
             collector.about(
                 entry.path,

@@ -20,16 +20,14 @@ from .._text import quote
 from ..checking import _kinds
 from ..checking._collect import Collector
 from ..checking._examine import Examined
-from ..checking._sources import examine_file
-from ..reading import _documents
-from ..reading._bounded import read_bounded
+from ..checking._sources import examine_named, members, read_schemaless
 from ..reading._pointers import join
+from ..records._states import FINAL_STATES, STATES, final_state
+from ..rules._common import is_int
 from ..rules.abv3 import inside_root
 from ..walk._fs import Entry, Reporter, entries, is_inside, present
 from ..walk._units import LOCAL, Tree, Walk
 
-STATES = ("running", "normal", "error", "fatal")
-FINAL_STATES = ("normal", "error", "fatal")
 SHARED = ("category", "ground_truth", "attempt_plan")
 CHECKPOINT_VERSION = "agentcompass.attempt_checkpoint.v1"
 CHECKPOINT_LIMIT = 32 * 1024**2
@@ -96,7 +94,7 @@ MIGRATION_STAGING = ".agentbeats-spec-migrate"
 
 def _plan_run_root(root: Path, walk: Walk, others: list[Any]) -> None:
     """The run-level files beside details/, each a unit; anything else at the root is walked as any folder is."""
-    from . import file_unit, loose_file, plan_folder
+    from . import loose_file, named_file_unit, plan_folder
 
     if not walk.is_file(root / "run_info.json"):
         walk.about(
@@ -110,7 +108,7 @@ def _plan_run_root(root: Path, walk: Walk, others: list[Any]) -> None:
         if entry.name == "details" and entry.is_folder:
             continue
         if entry.name in RUN_FILES and not entry.is_folder:
-            walk.defer(file_unit, entry.path, RUN_FILES[entry.name], True)
+            walk.defer(named_file_unit, entry.path, RUN_FILES[entry.name])
         elif entry.name == MIGRATION_STAGING:
             walk.about(
                 entry.path,
@@ -170,11 +168,6 @@ def _plan_details(details: Path, root: Path, walk: Walk) -> None:
             )
 
 
-def task_unit(collector: Collector, task: Path, state: str | None, root: Path | None) -> None:
-    """One task folder where the walk found it: a unit (see ``_units``)."""
-    _check_task(task, state, root, collector)
-
-
 def _unexpected_file(entry: Entry, collector: Reporter, why: str) -> None:
     if _TEMPORARY.match(entry.name):
         collector.about(entry.path, "layout.temporary-file", "a temporary file left by an interrupted write", "warning")
@@ -193,16 +186,16 @@ class TaskFiles:
 def check_task(task: Path, collector: Collector) -> TaskFiles | None:
     """Check one task folder where it stands in its run (its state and run root come from its place)."""
     state, root = _place_of(task)
-    return _check_task(task, state, root, collector)
+    return task_unit(collector, task, state, root)
 
 
-def _check_task(task: Path, state: str | None, root: Path | None, collector: Collector) -> TaskFiles | None:
+def task_unit(collector: Collector, task: Path, state: str | None, root: Path | None) -> TaskFiles | None:
+    """One task folder where the walk found it (its state folder and run root): a unit (see ``_units``)."""
     index_path = task / "task.json"
     if not present(index_path, "file", collector, task, "a task folder holds task.json; this one has none"):
         return None
-    index = examine_file(index_path, TASK, explicit=True)
-    assert index is not None  # a named file always gets a verdict
-    data = index.document.data if index.document.readable and isinstance(index.document.data, dict) else {}
+    index = examine_named(index_path, TASK)
+    data = members(index) or {}
     task_id = data.get("task_id") if isinstance(data.get("task_id"), str) else None
     _check_task_name(task, task_id, collector)
     version = data.get("schema_version")
@@ -317,13 +310,14 @@ def _state_of(results: dict[str, Examined | None]) -> str | None:
     """The state the reference writer files a finished task under: its most severe issue."""
     severities: set[str] = set()
     for result in results.values():
-        if result is None or not result.document.readable or not isinstance(result.document.data, dict):
+        data = members(result) if result is not None else None
+        if data is None:
             return None
-        issues = result.document.data.get("issues", [])
+        issues = data.get("issues", [])
         if not isinstance(issues, list):
             return None
         severities.update(str(issue.get("severity")) for issue in issues if isinstance(issue, dict))
-    return "fatal" if "fatal" in severities else "error" if "error" in severities else "normal"
+    return final_state(severities)
 
 
 def _check_attempt(
@@ -338,7 +332,7 @@ def _check_attempt(
     listing = {entry.name: entry for entry in entries(folder, collector, root or folder)}
     result = None
     if "result.json" in listing and not listing["result.json"].is_folder:
-        result = examine_file(folder / "result.json", kind, explicit=True)
+        result = examine_named(folder / "result.json", kind)
     if "checkpoint.json" in listing and not listing["checkpoint.json"].is_folder:
         _check_checkpoint(folder / "checkpoint.json", collector)
     findings: list[Finding] = []
@@ -349,9 +343,9 @@ def _check_attempt(
     retries = 0
     if "retries" in listing and listing["retries"].is_folder:
         retries = _check_retries(folder / "retries", number, task_id, task_name, root, collector)
-    if result is not None and result.document.readable and isinstance(result.document.data, dict):
-        count = result.document.data.get("retry_count")
-        if isinstance(count, int) and not isinstance(count, bool) and count != retries:
+    if result is not None and (data := members(result)) is not None:
+        count = data.get("retry_count")
+        if is_int(count) and count != retries:
             # write_result stores retry counts without the records the runner writes: fewer records is no fault.
             message = f"retry_count is {count}, but retries/ holds {retries} retry record(s)"
             severity: Severity = "info" if retries < count else "warning"
@@ -388,14 +382,13 @@ def _check_checkpoint(path: Path, collector: Collector) -> None:
             path, "layout.checkpoint-size", f"checkpoint.json is {size} bytes; the writer's bound is 32 MiB"
         )
         return
-    raw, problem = read_bounded(path)
-    if problem is not None:
-        collector.about(path, problem.code, problem.message)
+    read = read_schemaless(path)
+    if isinstance(read, Finding):
+        collector.about(path, read.code, read.message)
         return
-    document = _documents.read(raw, "json")
-    findings = list(document.findings)
-    if document.readable:
-        data = document.data
+    findings = []
+    if read.document.readable:
+        data = read.document.data
         version = data.get("schema_version") if isinstance(data, dict) else None
         if version != CHECKPOINT_VERSION:
             findings.append(
@@ -406,12 +399,11 @@ def _check_checkpoint(path: Path, collector: Collector) -> None:
                     anchor=Anchor.PARENT if isinstance(data, dict) and "schema_version" not in data else Anchor.VALUE,
                 )
             )
-    collector.add(Examined(document, None, tuple(findings), str(path)), "checkpoint")
+    collector.add(read.with_findings(findings), "checkpoint")
 
 
 def _artifact_findings(result: Examined, folder: Path, root: Path | None) -> list[Finding]:
-    data = result.document.data if result.document.readable else None
-    artifacts = data.get("artifacts") if isinstance(data, dict) else None
+    artifacts = (members(result) or {}).get("artifacts")
     index = artifacts.get("declared_artifacts") if isinstance(artifacts, dict) else None
     if not isinstance(index, dict):
         return []
@@ -485,13 +477,12 @@ def _check_retries(
         if not entry.name.endswith(".json") or _TEMPORARY.match(entry.name):
             _unexpected_file(entry, collector, "retries/ holds retry records (.json) and archive folders")
             continue
-        record = examine_file(entry.path, RETRY, explicit=True)
-        assert record is not None  # a named file always gets a verdict
+        record = examine_named(entry.path, RETRY)
         records += 1
-        if not record.document.readable or not isinstance(record.document.data, dict):
+        data = members(record)
+        if data is None:
             collector.add(record)
             continue
-        data = record.document.data
         findings = []
         if task_id is not None and isinstance(data.get("task_id"), str) and data["task_id"] != task_id:
             findings.append(
@@ -502,7 +493,7 @@ def _check_retries(
                 )
             )
         attempt = data.get("attempt")
-        if number is not None and isinstance(attempt, int) and not isinstance(attempt, bool) and attempt != number:
+        if number is not None and is_int(attempt) and attempt != number:
             findings.append(
                 Finding(
                     "/attempt",
@@ -538,12 +529,9 @@ def _check_archive(folder: Path, collector: Collector, root: Path) -> None:
     for entry in entries(folder, collector, root):
         if entry.is_folder or not entry.name.endswith(".json"):
             continue
-        raw, problem = read_bounded(entry.path)
-        if problem is not None:
-            collector.about(entry.path, problem.code, problem.message, "warning")
+        read = read_schemaless(entry.path)
+        if isinstance(read, Finding):
+            collector.about(entry.path, read.code, read.message, "warning")
             continue
-        document = _documents.read(raw, "json")
-        lenient = [
-            Finding(f.pointer, f.code, f.message, "warning", f.anchor, f.line, f.column) for f in document.findings
-        ]
-        collector.add(Examined(document, None, tuple(lenient), str(entry.path)), "archive")
+        lenient = tuple(attrs.evolve(finding, severity="warning") for finding in read.findings)
+        collector.add(Examined(read.document, None, lenient, read.file), "archive")

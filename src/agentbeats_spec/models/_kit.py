@@ -69,11 +69,15 @@ def shadowed(model: Any, pointer: str = "") -> Iterator[Issue]:
 
 def _shadowing(cls: type, name: str, pointer: str) -> Issue:
     kind = getattr(cls, "__kind__", None)
-    return Issue(
-        None, kind, f"{pointer}/{_escaped(name)}", None, None, "error", "rule.shadowed-member",
-        f"unknown_members holds {name!r}, a declared member of {cls.__name__}: set the field instead "
+    return Issue(  # a model in memory: no file, no text, so no line
+        file=None,
+        kind=kind,
+        pointer=f"{pointer}/{_escaped(name)}",
+        severity="error",
+        code="rule.shadowed-member",
+        message=f"unknown_members holds {name!r}, a declared member of {cls.__name__}: set the field instead "
         "(as an unknown member it would silently replace the field's value)",
-    )  # fmt: skip
+    )
 
 
 def _escaped(name: str) -> str:

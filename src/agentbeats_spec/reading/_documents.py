@@ -10,7 +10,7 @@ import attrs
 
 from .._issues import Anchor, Finding
 from .._settings import current
-from . import _json, _nativejson
+from . import _json, _messages, _nativejson
 from ._pointers import Path, to_path, to_pointer
 
 Syntax = Literal["json", "toml", "jsonl"]
@@ -78,7 +78,7 @@ class Document:
                     use_key = request[1] is Anchor.KEY and exact and key_offset is not None
                     offsets[request] = key_offset if use_key and key_offset is not None else value_offset
                     break
-            else:
+            else:  # not even the root was found (text that does not parse): the text's start, where the document is
                 offsets[request] = 0
         if native:
             assert isinstance(self.source, bytes)
@@ -142,8 +142,7 @@ def _non_json(value: Any, path: Path, depth: int) -> Iterable[Finding]:
     if isinstance(value, float):
         if not math.isfinite(value):
             shown = "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
-            message = f"{shown} is not valid JSON; write a finite number or null"
-            yield Finding(to_pointer(path), "json.non-finite", message)
+            yield Finding(to_pointer(path), "json.non-finite", _messages.not_a_number(shown))
         return
     if isinstance(value, dict):
         for key, item in value.items():

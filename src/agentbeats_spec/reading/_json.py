@@ -14,13 +14,15 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .._issues import Anchor, Finding
+from .._settings import Limits
 from .._text import shorten
+from . import _messages
 from ._pointers import Path, to_pointer
 
 # The C string scanner the standard parser uses; typeshed does not declare it.
 scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
-MAX_DEPTH = 512
+MAX_DEPTH = Limits().max_depth  # the default limit, stated once in _settings
 UNSURE: Any = object()  # what parse_fast returns when only the strict reader can tell
 _UNSET: Any = object()
 
@@ -122,7 +124,7 @@ def decode(raw: bytes, *, family: str) -> tuple[str | None, list[Finding]]:
                 f"{family}.bom",
                 "the file starts with a byte order mark; UTF-8 files should not have one",
                 severity="warning",
-                line=1,
+                line=1,  # real: the mark is the file's first character
                 column=1,
             )
         )
@@ -197,6 +199,7 @@ def parse(text: str, *, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Finding]]
     for, by their text, and placed.
     """
     if not text.strip(" \t\n\r"):
+        # Real: where the document should begin, the file's first character (the same for a file of blanks).
         return None, [Finding("", "json.empty", "the file is empty; expected a JSON document", line=1, column=1)]
     noted = _Noted()
     decoder = json.JSONDecoder(
@@ -209,9 +212,11 @@ def parse(text: str, *, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Finding]]
         return None, [_syntax_finding(text, error)]
     except RecursionError:
         deep = list(_strict_scan(text, max_depth))
-        return None, deep or [
-            Finding("", "json.too-deep", "the document is nested deeper than the parser can follow", line=1, column=1)
-        ]
+        if deep:
+            return None, deep
+        line, column = Lines(text).position(start)  # real: the document (pointer "") starts here, not at 1:1
+        message = "the document is nested deeper than the parser can follow"
+        return None, [Finding("", "json.too-deep", message, line=line, column=column)]
     end = _after_ws(text, end)
     if end != len(text):
         line, column = Lines(text).position(end)
@@ -335,8 +340,7 @@ def _place(text: str, noted: _Noted) -> list[Finding] | None:
                     Finding(
                         to_pointer([*parent, name]),
                         "json.duplicate-key",
-                        f"member {shorten(name)!r} appears twice in one object (first at line {first_line}); "
-                        "readers keep only one of them",
+                        _messages.duplicate_member(name, first_line),
                         line=line,
                         column=column,
                     )
@@ -358,26 +362,18 @@ def _place(text: str, noted: _Noted) -> list[Finding] | None:
 
 def _number_finding(token: str, pointer: str, line: int, column: int) -> list[Finding]:
     if token in ("NaN", "Infinity", "-Infinity"):
-        message = f"{token} is not valid JSON; write a finite number or null"
-        return [Finding(pointer, "json.non-finite", message, line=line, column=column)]
+        return [Finding(pointer, "json.non-finite", _messages.not_a_number(token), line=line, column=column)]
     if "." in token or "e" in token or "E" in token:
-        message = f"the number {shorten(token, 30)} overflows to infinity; write a finite number"
-        return [Finding(pointer, "json.non-finite", message, line=line, column=column)]
+        return [Finding(pointer, "json.non-finite", _messages.overflows(token), line=line, column=column)]
     if _digits(token) > MAX_INTEGER_DIGITS:
         return [_huge_integer(token, pointer, line, column)]
-    message = f"the integer {shorten(token, 30)} is beyond 2**53; many JSON readers cannot hold it exactly"
+    message = _messages.inexact_integer(token)
     return [Finding(pointer, "json.large-integer", message, severity="warning", line=line, column=column)]
 
 
-def _huge_integer(token: str, pointer: str, line: int, column: int, family: str = "json") -> Finding:
-    return Finding(
-        pointer,
-        f"{family}.large-integer",
-        f"an integer of {_digits(token)} digits ({shorten(token, 30)}): Python's {family} reader refuses integers of "
-        f"more than {MAX_INTEGER_DIGITS} digits, so no value of this file can be read; not converted",
-        line=line,
-        column=column,
-    )
+def _huge_integer(token: str, pointer: str, line: int, column: int) -> Finding:
+    message = _messages.unreadable_integer(token, _digits(token), MAX_INTEGER_DIGITS, "json")
+    return Finding(pointer, "json.large-integer", message, line=line, column=column)
 
 
 def path_at(text: str, target: int) -> tuple[Path, str] | None:
@@ -488,7 +484,7 @@ def _strict_scan(text: str, max_depth: int) -> Iterator[Finding]:
                 yield Finding(
                     to_pointer(path),
                     "json.too-deep",
-                    f"nesting deeper than {max_depth} levels; rejected to bound memory and time",
+                    _messages.too_deep(max_depth),
                     line=line,
                     column=column,
                 )
@@ -514,8 +510,7 @@ def _strict_scan(text: str, max_depth: int) -> Iterator[Finding]:
                     yield Finding(
                         to_pointer([*path, value]),
                         "json.duplicate-key",
-                        f"member {shorten(value)!r} appears twice in one object (first at line "
-                        f"{first_line}); readers keep only one of them",
+                        _messages.duplicate_member(value, first_line),
                         line=line,
                         column=column,
                     )
@@ -536,7 +531,7 @@ def _strict_scan(text: str, max_depth: int) -> Iterator[Finding]:
             yield Finding(
                 to_pointer(path),
                 "json.non-finite",
-                f"{constant} is not valid JSON; write a finite number or null",
+                _messages.not_a_number(constant),
                 line=line,
                 column=column,
             )
@@ -553,7 +548,7 @@ def _check_number(token: str, offset: int, path: Path, lines: Lines) -> Iterator
             yield Finding(
                 to_pointer(path),
                 "json.non-finite",
-                f"the number {shorten(token, 30)} overflows to infinity; write a finite number",
+                _messages.overflows(token),
                 line=line,
                 column=column,
             )
@@ -567,7 +562,7 @@ def _check_number(token: str, offset: int, path: Path, lines: Lines) -> Iterator
         yield Finding(
             to_pointer(path),
             "json.large-integer",
-            f"the integer {shorten(token, 30)} is beyond 2**53; many JSON readers cannot hold it exactly",
+            _messages.inexact_integer(token),
             severity="warning",
             line=line,
             column=column,

@@ -25,7 +25,3 @@ def to_path(pointer: str) -> Path:
 
 def join(pointer: str, *tokens: str | int) -> str:
     return pointer + to_pointer(tokens)
-
-
-def parent(pointer: str) -> str:
-    return pointer[: pointer.rfind("/")] if pointer else ""

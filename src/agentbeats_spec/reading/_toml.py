@@ -14,7 +14,8 @@ from typing import Any
 
 from .._issues import Finding
 from .._text import shorten
-from ._json import MAX_INTEGER_DIGITS, Lines
+from . import _messages
+from ._json import MAX_DEPTH, MAX_INTEGER_DIGITS, Lines
 from ._pointers import Path, to_pointer
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
@@ -25,7 +26,7 @@ _SCALAR = re.compile(
 )
 
 
-def parse(text: str, max_depth: int = 512) -> tuple[Any, list[Finding]]:
+def parse(text: str, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Finding]]:
     import tomli
 
     if _LONG_DIGITS.search(text) is not None:
@@ -43,8 +44,7 @@ def parse(text: str, max_depth: int = 512) -> tuple[Any, list[Finding]]:
         return None, [_too_deep_inline(text)]
     deep = _first_too_deep(data, max_depth)
     if deep is not None:
-        message = f"nesting deeper than {max_depth} levels; rejected to bound memory and time"
-        return None, [Finding(to_pointer(deep), "toml.too-deep", message)]
+        return None, [Finding(to_pointer(deep), "toml.too-deep", _messages.too_deep(max_depth))]
     findings: list[Finding] = []
     return _jsonable(data, (), findings), findings
 
@@ -79,8 +79,7 @@ def _huge_integers(text: str) -> Iterator[Finding]:
         yield Finding(
             "",
             "toml.large-integer",
-            f"an integer of {digits} digits ({shorten(number, 30)}): Python's TOML reader refuses integers of "
-            f"more than {MAX_INTEGER_DIGITS} digits, so no value of this file can be read; not converted",
+            _messages.unreadable_integer(number, digits, MAX_INTEGER_DIGITS, "TOML"),
             line=line,
             column=column,
         )

@@ -19,7 +19,6 @@ TASK_V2 = "agentcompass.task.v2"
 QUIET_STATUSES = ("completed", "skipped", "cancelled", "interrupted")
 # Keys whose presence in meta.benchmark.scoring means a score was recorded despite a judge error.
 SCORE_KEYS = ("score", "grading", "race", "fact")
-ATTEMPT_FIELDS = ("status", "metrics", "final_answer", "trajectory", "issues", "artifacts", "analysis_result", "meta")
 
 
 def _issue(severity: str, phase: str, code: str, message: str) -> dict[str, str]:

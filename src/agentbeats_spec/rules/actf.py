@@ -11,7 +11,7 @@ from .._issues import Finding
 from .._text import quote
 from ..reading import _nativejson
 from ..reading._pointers import join
-from ._common import once_per_document
+from ._common import is_int, once_per_document
 
 _TIMESTAMP = re.compile(
     r"^([0-9]{4})-([0-9]{2})-([0-9]{2})[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:[.,]([0-9]+))?"
@@ -78,7 +78,7 @@ def trajectory_findings(data: Any, pointer: str) -> Iterator[Finding]:
             if isinstance(step, dict):
                 yield from _step(step, index, previous, pointer)
                 step_id = step.get("step_id")
-                if isinstance(step_id, int) and not isinstance(step_id, bool):
+                if is_int(step_id):
                     previous = step_id
         return
     # The native pre-filter leaves out the steps in which these rules certainly find nothing.
@@ -91,7 +91,7 @@ def _previous_id(steps: list[Any], index: int) -> int | None:
     for earlier in range(index - 1, -1, -1):
         step = steps[earlier]
         step_id = step.get("step_id") if isinstance(step, dict) else None
-        if isinstance(step_id, int) and not isinstance(step_id, bool):
+        if is_int(step_id):
             return step_id
     return None
 
@@ -99,7 +99,7 @@ def _previous_id(steps: list[Any], index: int) -> int | None:
 def _step(step: dict[str, Any], index: int, previous: int | None, pointer: str) -> Iterator[Finding]:
     # Pointers are spelled out only for findings: most steps have none, and a run has millions of steps.
     step_id = step.get("step_id")
-    if isinstance(step_id, int) and not isinstance(step_id, bool) and previous is not None and step_id <= previous:
+    if is_int(step_id) and previous is not None and step_id <= previous:
         yield Finding(
             join(pointer, "steps", index, "step_id"),
             "rule.step-order",

@@ -19,10 +19,12 @@ except ImportError:  # Windows: no flock
     fcntl = None  # type: ignore[assignment]
 
 from .. import _api
-from .._issues import ArtifactsUnavailable, InvalidDocument, Issue, SpecError, UnconvertibleAttempt, WriteError
+from .._issues import ArtifactsUnavailable, Finding, InvalidDocument, Issue, SpecError, UnconvertibleAttempt, WriteError
 from ..checking._collect import Collector
+from ..checking._examine import issues_of
 from ..layouts import agentcompass as layout
 from ..records import _legacy, _persisted
+from ..records._states import RUNNING, STATES, final_state
 from ..walk._fs import is_inside
 from ..writing import _atomic
 
@@ -58,20 +60,10 @@ def read_task(task_dir: str | os.PathLike[str]) -> TaskDetail:
     index = files.index.document.data
     missing = [member for member in layout.SHARED if member not in index]
     if missing:
-        raise InvalidDocument(
-            [
-                Issue(
-                    str(folder / "task.json"),
-                    "agentcompass-task",
-                    "",
-                    1,
-                    1,
-                    "error",
-                    "layout.incomplete-task",
-                    "the task has not finished: task.json has no " + ", ".join(missing),
-                )
-            ]
-        )
+        message = "the task has not finished: task.json has no " + ", ".join(missing)
+        unfinished = Finding("", "layout.incomplete-task", message)
+        # Placed as every finding is: at the index object itself (its first character), a real place.
+        raise InvalidDocument(issues_of(files.index.document, [unfinished], str(folder / "task.json"), layout.TASK))
     attempts: dict[str, Any] = {}
     counts: dict[str, int] = {}
     for key in sorted(files.results, key=int):
@@ -307,7 +299,7 @@ class _TaskLock:
         self.root = root
         self.details = root / "details"
         self.name = name
-        self.folder = self.details / "running" / name
+        self.folder = self.details / RUNNING / name
         self._descriptor = -1
 
     @contextlib.contextmanager
@@ -331,7 +323,7 @@ class _TaskLock:
             with self.run():
                 folder = _existing(self.details, self.name)
                 if folder is None:
-                    folder = self.details / "running" / self.name
+                    folder = self.details / RUNNING / self.name
                     folder.mkdir(parents=True, exist_ok=True)
                 descriptor = os.open(folder, os.O_RDONLY)
                 if self._held(folder, descriptor, blocking=False):
@@ -382,7 +374,7 @@ def _flock(descriptor: int, *, blocking: bool) -> bool:
 
 
 def _existing(details: Path, name: str) -> Path | None:
-    for candidate in [*(details / state / name for state in layout.STATES), details / name]:
+    for candidate in [*(details / state / name for state in STATES), details / name]:
         if candidate.is_dir() and not candidate.is_symlink():
             return candidate
     return None
@@ -406,13 +398,12 @@ def _identity(path: Path, task_id: str) -> dict[str, Any]:
 
 
 def _state(attempts: dict[str, Any]) -> str:
-    severities = {
+    return final_state(
         issue.get("severity")
         for payload in attempts.values()
         for issue in payload.get("issues", [])
         if isinstance(issue, dict)
-    }
-    return "fatal" if "fatal" in severities else "error" if "error" in severities else "normal"
+    )
 
 
 def _move(source: Path, target: Path, root: Path) -> None:

@@ -25,6 +25,7 @@ import attrs
 
 from .._issues import InvalidDocument, SpecError, UnconvertibleAttempt, WriteError
 from ..layouts import agentcompass as layout
+from ..records._states import STATES
 from ..walk._fs import is_file, is_folder
 
 if TYPE_CHECKING:
@@ -130,7 +131,7 @@ def _survey(run: Path) -> list[_Task]:
     if not is_folder(details):
         return found
     for entry in sorted(details.iterdir()):
-        if entry.name in layout.STATES and is_folder(entry):
+        if entry.name in STATES and is_folder(entry):
             for task in sorted(entry.iterdir()):
                 if is_file(task / "task.json"):
                     found.append(_convert(run, task, _version(task / "task.json")))

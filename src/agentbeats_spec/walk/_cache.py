@@ -138,7 +138,7 @@ class VerdictCache:
         self.hits = 0
         self.misses = 0
 
-    def key(self, unit: Callable[..., None], arguments: tuple[Any, ...], seen: Survey | None) -> str | None:
+    def key(self, unit: Callable[..., object], arguments: tuple[Any, ...], seen: Survey | None) -> str | None:
         """The key of a unit whose folder was surveyed; None when its report must not be kept (racy, unreadable)."""
         if seen is None or seen.racy:
             return None
@@ -155,7 +155,7 @@ class VerdictCache:
             with open(self._path(key), "rb") as stream:
                 stored = json.loads(stream.read())
             part = Part(
-                tuple(Issue(*fields) for fields in stored["issues"]),
+                tuple(Issue(**fields) for fields in stored["issues"]),
                 int(stored["checked"]),
                 int(stored["skipped"]),
                 tuple((str(name), int(count)) for name, count in stored["kinds"]),
@@ -169,7 +169,7 @@ class VerdictCache:
 
     def put(self, key: str, part: Part) -> None:
         stored = {
-            "issues": [attrs.astuple(issue) for issue in part.issues],
+            "issues": [attrs.asdict(issue) for issue in part.issues],
             "checked": part.checked,
             "skipped": part.skipped,
             "kinds": part.kinds,

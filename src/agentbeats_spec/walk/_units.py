@@ -141,7 +141,7 @@ class Unit:
     names, never read.
     """
 
-    check: Callable[..., None]
+    check: Callable[..., object]  # what it returns is not used: a unit reports to its collector
     path: Path
     arguments: tuple[Any, ...] = ()
     exclude: tuple[str, ...] = ()
@@ -157,9 +157,10 @@ class Walk:
     skipped: int = 0
 
     def about(self, path: Path, code: str, message: str, severity: Severity = "error") -> None:
-        self.issues.append(Issue(str(path), None, "", None, None, severity, code, message))
+        # The file or folder as a whole: no place in a text, so no line.
+        self.issues.append(Issue(file=str(path), severity=severity, code=code, message=message))
 
-    def defer(self, check: Callable[..., None], path: Path, *arguments: Any, exclude: tuple[str, ...] = ()) -> None:
+    def defer(self, check: Callable[..., object], path: Path, *arguments: Any, exclude: tuple[str, ...] = ()) -> None:
         self.units.append(Unit(check, path, arguments, exclude))
 
     def skip(self) -> None:

@@ -1,0 +1,42 @@
+"""What readers say about the same fault, worded once.
+
+The exact and native JSON readers, the TOML reader and the check of an already parsed mapping all report
+duplicate members, numbers JSON cannot hold and nesting past the limit; a fault reads the same whichever
+reader met it (tests/reading/test_native.py compares the reports byte for byte).
+"""
+
+from __future__ import annotations
+
+from .._text import shorten
+
+
+def duplicate_member(name: str, first_line: int) -> str:
+    return (
+        f"member {shorten(name)!r} appears twice in one object (first at line {first_line}); "
+        "readers keep only one of them"
+    )
+
+
+def not_a_number(token: str) -> str:
+    """``NaN``, ``Infinity`` or ``-Infinity``, written as such or held by a parsed mapping."""
+    return f"{token} is not valid JSON; write a finite number or null"
+
+
+def overflows(token: str) -> str:
+    return f"the number {shorten(token, 30)} overflows to infinity; write a finite number"
+
+
+def inexact_integer(token: str) -> str:
+    return f"the integer {shorten(token, 30)} is beyond 2**53; many JSON readers cannot hold it exactly"
+
+
+def unreadable_integer(token: str, digits: int, limit: int, reader: str) -> str:
+    """An integer longer than Python's ``int`` conversion accepts, which makes ``reader`` refuse the whole file."""
+    return (
+        f"an integer of {digits} digits ({shorten(token, 30)}): Python's {reader} reader refuses integers of "
+        f"more than {limit} digits, so no value of this file can be read; not converted"
+    )
+
+
+def too_deep(limit: int) -> str:
+    return f"nesting deeper than {limit} levels; rejected to bound memory and time"
