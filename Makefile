@@ -18,7 +18,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check rich pydantic pyyaml filelock tabulate httpx
 	touch $(STAMP)
 
-validate: $(STAMP)
+# The editable install builds the native reader; an edited reader source is built again before anything uses it.
+NATIVE := $(VENV)/.native
+$(NATIVE): $(STAMP) src/agentbeats_spec/reading/_native.c setup.py
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $(NATIVE)
+
+validate: $(NATIVE)
 	$(BIN)/agentbeats-spec validate fixtures/valid
 	@echo
 	@echo "The invalid fixtures must fail, each with the issues listed in fixtures/expected-issues.json:"
@@ -30,7 +36,7 @@ AJV := tests/node/node_modules/.package-lock.json
 $(AJV): tests/node/package.json tests/node/package-lock.json
 	npm ci --prefix tests/node --silent --no-audit --no-fund
 
-test: $(STAMP) $(AJV)
+test: $(NATIVE) $(AJV)
 	$(BIN)/ruff check src tests tools benchmarks fuzz setup.py
 	$(BIN)/mypy src
 	$(BIN)/lint-imports
@@ -42,14 +48,14 @@ test: $(STAMP) $(AJV)
 # The native reader under libFuzzer with AddressSanitizer and UBSan, differential against the exact reader
 # (fuzz/run.py). clang comes from the distribution when missing (CI runs as root on a fresh Debian machine).
 FUZZ_SECONDS ?= 45
-fuzz: $(STAMP)
+fuzz: $(NATIVE)
 	@command -v clang >/dev/null || { apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libclang-rt-dev >/dev/null || \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang >/dev/null; }
 	nice -n 10 $(BIN)/python fuzz/run.py --seconds $(FUZZ_SECONDS)
 
 # All the benchmarks of docs/performance.md in one run (minutes; the trees are generated once in /tmp).
-bench: $(STAMP)
+bench: $(NATIVE)
 	nice -n 10 $(BIN)/python benchmarks/suite.py
 
 clean:

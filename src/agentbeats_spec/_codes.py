@@ -11,7 +11,12 @@ from typing import Any, Literal
 
 import attrs
 
-# "info" is what a reader should know but need not fix: it never fails a check, not even with --strict.
+from ._settings import Limits
+
+_DEPTH = Limits().max_depth  # the default limit, stated once in Limits
+
+# "info" is what a reader should know but need not fix (what the reference writer does by design): it never
+# fails a check, not even with --strict, and the text report hides it unless asked.
 Severity = Literal["error", "warning", "info"]
 
 # What each family of codes covers, in the order docs/codes.md shows them.
@@ -84,7 +89,7 @@ TABLE: tuple[Code, ...] = (
         also=("warning",), when="warning for an empty JSON Lines file and in a rerun's archived evidence",
     ),
     Code("json.too-deep", "error",
-        "Nesting deeper than the limit (512 levels by default).",
+        f"Nesting deeper than the limit ({_DEPTH} levels by default).",
         also=("warning",), when=_ARCHIVED,
     ),
     Code("json.large-integer", "warning",
@@ -101,7 +106,8 @@ TABLE: tuple[Code, ...] = (
     Code("toml.bom", "warning", "The file starts with a byte order mark."),
     Code("toml.nul-byte", "error", "The file holds a NUL byte."),
     Code("toml.too-deep", "error",
-        "Nesting deeper than the limit (512 levels, 400 for arrays and inline tables); not read further.",
+        f"Nesting deeper than the limit ({_DEPTH} levels by default, 400 for arrays and inline tables); not read "
+        "further.",
     ),
     Code("toml.large-integer", "error",
         "An integer of more than 4,300 digits, which Python's reader refuses; not converted.",

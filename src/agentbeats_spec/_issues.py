@@ -6,15 +6,10 @@ import enum
 import errno
 import os
 from collections.abc import Sequence
-from typing import Literal
 
 import attrs
 
-from ._codes import check_code
-
-# "info" is what a reader should know but need not fix (what the reference writer does by design): it never
-# fails a check, not even with --strict, and the text report hides it unless asked.
-Severity = Literal["error", "warning", "info"]
+from ._codes import Severity, check_code
 
 
 class Anchor(enum.Enum):

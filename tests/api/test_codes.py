@@ -16,6 +16,7 @@ import pytest
 from agentbeats_spec import InvalidDocument, Issue, Limits, validate
 from agentbeats_spec._codes import CODES, FAMILIES, TABLE, Severity
 from agentbeats_spec._issues import Finding
+from agentbeats_spec.checking._schemas import _CODE_NAMES, documents
 
 from ..conftest import FIXTURES, ROOT, TASK_DIR, VALID, load_fixture
 
@@ -345,3 +346,39 @@ def _refusals(tmp: Path) -> Iterator[Issue]:
             code=issue["code"],
             message=issue["message"],
         )
+
+
+# The assertion keywords of JSON Schema 2020-12 (validation, applicator and unevaluated vocabularies that can fail).
+ASSERTIONS = frozenset({
+    "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength",
+    "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties",
+    "minProperties", "required", "dependentRequired", "format", "additionalProperties", "propertyNames", "not",
+    "unevaluatedProperties", "unevaluatedItems", "items", "prefixItems", "contains", "oneOf", "anyOf", "allOf",
+})  # fmt: skip
+SUBSCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
+
+
+def _keywords(node: object) -> Iterator[str]:
+    """Every keyword of a schema and of its subschemas (names under ``properties`` and the like are not keywords)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield key
+            if key in SUBSCHEMA_MAPS and isinstance(value, dict):
+                for subschema in value.values():
+                    yield from _keywords(subschema)
+            elif key not in ("enum", "const", "examples", "default", "required"):
+                yield from _keywords(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _keywords(item)
+
+
+def test_every_assertion_keyword_of_the_shipped_schemas_has_its_code_in_the_table() -> None:
+    """A failing keyword becomes schema.<its code>: a keyword with no code in the table would be refused when its
+    first finding is built, so each keyword a schema uses must have one (the table lists no code that cannot be
+    reached, so this is the guard for a schema that starts using a new keyword)."""
+    used = {keyword for document in documents().values() for keyword in _keywords(document)} & ASSERTIONS
+    assert {"type", "required", "additionalProperties", "pattern"} <= used
+    applicators = {"items", "prefixItems", "contains", "allOf"}  # they fail through a subschema's own keyword
+    missing = {keyword for keyword in used - applicators if "schema." + _CODE_NAMES.get(keyword, keyword) not in CODES}
+    assert not missing, missing

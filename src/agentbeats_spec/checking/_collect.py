@@ -9,7 +9,8 @@ from pathlib import Path
 
 import attrs
 
-from .._issues import Fact, Issue, Severity
+from .._codes import Severity
+from .._issues import Fact, Issue
 from ._examine import Examined
 
 

@@ -15,7 +15,8 @@ from typing import Any
 
 import attrs
 
-from .._issues import Anchor, Finding, Severity
+from .._codes import Severity
+from .._issues import Anchor, Finding
 from .._text import quote
 from ..checking import _kinds
 from ..checking._collect import Collector

@@ -9,7 +9,7 @@ from typing import Literal, Protocol
 
 import attrs
 
-from .._issues import Severity
+from .._codes import Severity
 
 EntryType = Literal["file", "folder"]
 

@@ -25,7 +25,8 @@ from typing import Any, Protocol
 
 import attrs
 
-from .._issues import Issue, Severity
+from .._codes import Severity
+from .._issues import Issue
 from .._settings import Settings, applied, current
 from ..checking._collect import Collector, Part, failing_on
 from ._fs import Entry, EntryType, Reporter, entries, exists, is_file, is_folder, present
