@@ -97,8 +97,9 @@ def every_kind_loads_as_its_model(run: Path) -> None:
     more_events: list[ProgressEvent] = loads("", "agentcompass-progress-events")
     event: ProgressEvent = from_dict("agentcompass-progress-events", {"event": "run_started"})
     again: TaskIndex = from_dict("agentcompass-task", to_dict(index))
+    first_step: dict[str, object] = to_dict(trajectory.steps[0]) if trajectory.steps else {}  # a part of a model
     print(repo, results, case, detail, retry, info, params, metrics, summary, progress, events, trajectory,
-          more_events, event, again)  # fmt: skip
+          more_events, event, again, first_step)  # fmt: skip
 
 
 def whatever_kind(path: Path, name: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentbeats_spec import dump, dumps, from_dict, load, loads, read_task, redact, to_atif, validate
+from agentbeats_spec import dump, dumps, from_dict, load, loads, read_task, redact, to_atif, to_dict, validate
 from agentbeats_spec.models import AttemptResult, Model, ProgressEvent, Step, TaskDetail, TaskIndex, Trajectory
 
 
@@ -25,5 +25,6 @@ def mistakes(path: Path, step: Step, attempt: AttemptResult) -> None:
     validate([{"schema_version": "ACTF_v1.0"}])  # rejected: a list is no document source
     dump(step, path)  # rejected: a step is not a whole artifact
     dumps({"task_id": "t"})  # rejected: a mapping is not a model
+    to_dict({"task_id": "t"})  # rejected: nor to to_dict, which takes a model or a part of one
     to_atif("trajectory.json")  # rejected: a str is text to this package, not a path
     print(task, trajectory, found, events, event, detail, other, model)

@@ -281,8 +281,8 @@ def from_dict(kind: str, data: Mapping[str, Any]) -> Model:
     return _one_model_of(_sources.examine_source(data, _kinds.get(kind)))
 
 
-def to_dict(model: Model) -> dict[str, Any]:
-    """The document of a model, as plain JSON values (no validation, no I/O)."""
+def to_dict(model: attrs.AttrsInstance) -> dict[str, Any]:
+    """The document of a model, or of a part of one (a ``Step``), as plain JSON values (no validation, no I/O)."""
     return _document(model)
 
 
