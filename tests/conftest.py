@@ -3,6 +3,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -80,3 +81,15 @@ def case() -> dict[str, Any]:
 def retry_record() -> dict[str, Any]:
     path = next((TASK_DIR / "attempt-1" / "retries").iterdir())
     return copy.deepcopy(json.loads(path.read_text(encoding="utf-8")))
+
+
+def places(value: Any, *, first_items: int, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """Every value of a document with its path, the document itself first; of each array only the first items
+    (mutants of every step of a long trajectory would teach nothing the first few do not)."""
+    yield path, value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from places(item, first_items=first_items, path=(*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value[:first_items]):
+            yield from places(item, first_items=first_items, path=(*path, index))

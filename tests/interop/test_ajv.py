@@ -21,7 +21,7 @@ from agentbeats_spec.checking._kinds import from_content, from_path
 from agentbeats_spec.checking._schemas import check, documents
 from agentbeats_spec.reading._documents import read
 
-from ..conftest import FIXTURES, ROOT
+from ..conftest import FIXTURES, ROOT, places
 
 CHECKER = ROOT / "tests" / "node" / "check.mjs"
 # CI (make test) installs Node's tools first, so there a missing tool is a failure, not a skip.
@@ -61,7 +61,7 @@ def mutants(data: Any) -> Iterator[Any]:
     """Each member dropped, each scalar given another type, an unknown member added: one at a time."""
     if not isinstance(data, dict):
         return
-    for path, value in walk(data):
+    for path, value in places(data, first_items=3):
         if path:
             dropped = copy.deepcopy(data)
             parent = reach(dropped, path[:-1])
@@ -81,16 +81,6 @@ def mutants(data: Any) -> Iterator[Any]:
     extra = copy.deepcopy(data)
     extra["zz_unknown"] = 1
     yield extra
-
-
-def walk(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
-    yield path, value
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from walk(item, (*path, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value[:3]):
-            yield from walk(item, (*path, index))
 
 
 def reach(value: Any, path: tuple[Any, ...]) -> Any:

@@ -14,7 +14,6 @@ import json
 import math
 import shutil
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -26,6 +25,7 @@ from hypothesis import strategies as st
 from agentbeats_spec import Issue, validate
 
 from ..agentcompass_runs import Task, reader_refuses, runs, write_run, writer_modules
+from ..conftest import places
 
 MODULES = writer_modules()
 pytestmark = pytest.mark.skipif(MODULES is None, reason="AgentCompass 1.0.1 is not installed (make test does it)")
@@ -131,16 +131,6 @@ STATES = ("running", "normal", "error", "fatal")
 
 
 # What is done to a document: each turns its JSON value into the text written in its place.
-def walk(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
-    yield path, value
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from walk(item, (*path, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value[:4]):
-            yield from walk(item, (*path, index))
-
-
 def replaced(document: Any, path: tuple[Any, ...], value: Any) -> Any:
     if not path:
         return value
@@ -182,8 +172,8 @@ OTHER_VALUES = ["x", "", 7, 0, -1, 1.5, None, True, False, [], {}, {"zz": 1}, ["
 @st.composite
 def mutations(draw: Any, document: Any) -> str:
     """One change to a document, as the text of the file."""
-    places = list(walk(document))
-    path, value = draw(st.sampled_from(places), label="place")
+    found = list(places(document, first_items=4))
+    path, value = draw(st.sampled_from(found), label="place")
     kind = draw(
         st.sampled_from(["retype", "float", "drop", "extra", "newline", "pad", "empty", "rename", "nan", "truncate"]),
         label="kind",
