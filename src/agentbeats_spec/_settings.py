@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,6 +40,8 @@ class Limits:
 
 def fingerprint(secret: str) -> str:
     """How a finding is named without showing it: the first 16 hex digits of the secret's SHA-256."""
+    import hashlib  # only a secret scan needs it: a plain validate does not pay for loading OpenSSL
+
     return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
