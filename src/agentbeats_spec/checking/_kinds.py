@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping
-from fnmatch import fnmatchcase
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -250,6 +251,21 @@ _VERSION_RULES: dict[tuple[str, str], Rules] = {
 }
 
 
+# Every file met on a walk asks from_path: each pattern is compiled once, one regular expression per component
+# (what fnmatchcase compiles for it, so the meaning is the same), and the patterns whose last component is a plain
+# name are found by that name rather than tried in turn. Candidates are tried in the table's order.
+_Pattern = tuple[int, str, tuple["re.Pattern[str]", ...]]  # order, kind name, components
+_BY_LAST_NAME: dict[str, list[_Pattern]] = {}
+_WILD_LAST: list[_Pattern] = []
+for _order, (_kind, _glob) in enumerate((kind, glob) for kind in KINDS.values() for glob in kind.file_match):
+    _compiled = tuple(re.compile(fnmatch.translate(component)) for component in _glob.split("/"))
+    if any(character in _glob.rsplit("/", 1)[-1] for character in "*?["):
+        _WILD_LAST.append((_order, _kind.name, _compiled))
+    else:
+        _BY_LAST_NAME.setdefault(_glob.rsplit("/", 1)[-1], []).append((_order, _kind.name, _compiled))
+_BY_RUN_ROOT_NAME = {kind.run_root_file: kind.name for kind in reversed(KINDS.values()) if kind.run_root_file}
+
+
 def get(name: str) -> Kind:
     try:
         return KINDS[name]
@@ -258,21 +274,27 @@ def get(name: str) -> Kind:
 
 
 def from_path(path: PurePath) -> Kind | None:
-    """The kind a file's name and place say it is, if they say: the first kind of the table whose glob matches."""
-    for kind in KINDS.values():
-        if any(_matches(pattern, path) for pattern in kind.file_match):
-            return kind
-    for kind in KINDS.values():
-        if kind.run_root_file == path.name and is_run_root(path.parent):
-            return kind
+    """The kind a file's name and place say it is, if they say: the first kind of the table whose glob matches
+    the last components of the path (one glob per component: ``*`` never crosses a ``/``)."""
+    name = path.name
+    candidates = _BY_LAST_NAME.get(name, [])
+    wild = [pattern for pattern in _WILD_LAST if pattern[2][-1].match(name)]
+    if wild:
+        candidates = sorted([*candidates, *wild], key=lambda pattern: pattern[0])
+    if candidates:
+        parts = path.parts
+        for _, kind_name, components in candidates:
+            tail = parts[-len(components) :]
+            if len(tail) == len(components) and all(map(_fullmatch, components, tail)):
+                return KINDS[kind_name]  # looked up now: the table is the one place a kind is defined
+    by_place = _BY_RUN_ROOT_NAME.get(name)
+    if by_place is not None and is_run_root(path.parent):
+        return KINDS[by_place]
     return None
 
 
-def _matches(pattern: str, path: PurePath) -> bool:
-    """Whether the last components of ``path`` match ``pattern``, one glob per component (``*`` stays in it)."""
-    globs = pattern.split("/")
-    names = path.parts[-len(globs) :]
-    return len(names) == len(globs) and all(map(fnmatchcase, names, globs))
+def _fullmatch(component: re.Pattern[str], name: str) -> bool:
+    return component.match(name) is not None  # fnmatch.translate ends each pattern with \Z
 
 
 def is_run_root(folder: PurePath) -> bool:
