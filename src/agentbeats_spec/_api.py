@@ -74,10 +74,7 @@ def validate(
 def _refuse_other_types(source: object, doing: str) -> None:
     """A source of another type is the caller's mistake: say so here, not from deep inside the reader."""
     if not isinstance(source, (str, bytes, os.PathLike, Mapping)):
-        raise TypeError(
-            f"cannot {doing} a {type(source).__name__}: pass a path (pathlib.Path), the text or bytes of a "
-            "document, or a parsed mapping"
-        )
+        raise _sources.not_a_source(source, doing)
 
 
 def _hint_paths(source: Source, issues: list[Issue]) -> list[Issue]:

@@ -122,14 +122,8 @@ def read_validated(path: Path, kinds: tuple[str, ...]) -> tuple[Any, _kinds.Kind
 
 def read_atif(path: Path) -> Any:
     """An ATIF file's data, read like every other file (duplicates, NaN, encoding) and checked as ATIF."""
-    problem = _bounded.unreadable(path, follow=True)
-    raw = b""
-    if problem is None:
-        raw, problem = _bounded.read_bounded(path)
-    if problem is not None:
-        document = _documents.Document(None, None, "json", (problem,), readable=False)
-    else:
-        document = _documents.read(raw, "json")
+    raw, problem = _sources.read_named(path)
+    document = _documents.unread("json", (problem,)) if problem is not None else _documents.read(raw, "json")
     findings = list(document.findings)
     if document.readable:
         findings.extend(_check.check(document.data))

@@ -10,7 +10,7 @@ import attrs
 from .._issues import Finding, Issue
 from .._settings import current
 from .._text import quote
-from ..reading._documents import Document
+from ..reading._documents import Document, Syntax, unread
 from . import _kinds, _schemas
 
 
@@ -54,6 +54,11 @@ def examine(document: Document, kind: _kinds.Kind | None, file: str | None) -> E
 
             findings.extend(_scan.scan_data(document.data, allow))
     return Examined(document, kind, tuple(findings), file)
+
+
+def unread_file(problem: Finding, syntax: Syntax, kind: _kinds.Kind | None, file: str | None) -> Examined:
+    """The verdict of a file whose document could not be read: the one problem that stopped it."""
+    return Examined(unread(syntax, (problem,)), kind, (problem,), file)
 
 
 def _check_data(data: Any, kind: _kinds.Kind | None) -> Iterator[Finding]:

@@ -19,12 +19,12 @@ if TYPE_CHECKING:
 
 
 def examine(raw: bytes, kind: Kind | None, file: str | None) -> Examined:
-    from ._examine import Examined
+    from ._examine import Examined, unread_file
     from ._examine import examine as examine_one
 
     if kind is None:
         unknown = Finding("", "schema.unknown-kind", "cannot tell what kind of records these lines hold; pass --kind")
-        return Examined(Document(None, None, "jsonl", (unknown,), readable=False), None, (unknown,), file)
+        return unread_file(unknown, "jsonl", None, file)
     findings: list[Finding] = []
     records = []
     lines = raw.split(b"\n")

@@ -14,7 +14,7 @@ from ..reading._bounded import read_bounded, unreadable
 from ..reading._documents import Document
 from . import _kinds
 from ._collect import failing_on
-from ._examine import Examined, examine, too_deep
+from ._examine import Examined, examine, too_deep, unread_file
 
 
 def scan_file(path: Path) -> Examined | None:
@@ -27,7 +27,7 @@ def scan_file(path: Path) -> Examined | None:
             return _scan_file(path)
         except RecursionError:
             problem = too_deep("toml" if path.suffix == ".toml" else "json")
-            return Examined(Document(None, None, "json", (problem,), readable=False), None, (problem,), str(path))
+            return unread_file(problem, "json", None, str(path))
 
 
 def _scan_file(path: Path) -> Examined | None:
@@ -38,8 +38,7 @@ def _scan_file(path: Path) -> Examined | None:
     kind = _kinds.from_path(path)
     raw, problem = read_bounded(path)
     if problem is not None:
-        document = Document(None, None, "json", (problem,), readable=False)
-        return Examined(document, kind, (problem,), file)
+        return unread_file(problem, "json", kind, file)
     if path.suffix in (".json", ".toml"):
         document = _documents.read(raw, "toml" if path.suffix == ".toml" else "json")
         if document.readable:
@@ -69,8 +68,13 @@ def document_of(source: Any, kind: _kinds.Kind | None) -> Document:
         return _documents.read(raw, syntax)
     if isinstance(source, Mapping):
         return _documents.from_data(dict(source))
-    raise TypeError(
-        f"cannot read a {type(source).__name__}: pass a path (pathlib.Path), the text or bytes of a "
+    raise not_a_source(source, "read")
+
+
+def not_a_source(source: object, doing: str) -> TypeError:
+    """The caller's mistake of passing something no document comes from, said where it was passed."""
+    return TypeError(
+        f"cannot {doing} a {type(source).__name__}: pass a path (pathlib.Path), the text or bytes of a "
         "document, or a parsed mapping"
     )
 
@@ -84,9 +88,9 @@ def examine_named(path: Path, kind: _kinds.Kind | None) -> Examined:
         try:
             known = kind or _kind_by_path(path)
             syntax = known.syntax if known else _kinds.syntax_for(path)
-            raw, problem = _read(path, unreadable(path, follow=True))
+            raw, problem = read_named(path)
             if problem is not None:
-                return examine(Document(None, None, syntax, (problem,), readable=False), known, str(path))
+                return unread_file(problem, syntax, known, str(path))
             if syntax == "jsonl":
                 return _examine_lines(raw, known, str(path))
             return examine(_documents.read(raw, syntax), known, str(path))
@@ -111,7 +115,7 @@ def examine_found(path: Path, kind: _kinds.Kind | None) -> Examined | None:
                 return None
             raw, problem = _read(path, problem)
             if problem is not None:
-                return examine(Document(None, None, syntax, (problem,), readable=False), known, str(path))
+                return unread_file(problem, syntax, known, str(path))
             if syntax == "jsonl":
                 return _examine_lines(raw, known, str(path))
             document = _documents.read(raw, syntax)
@@ -129,6 +133,11 @@ def _kind_by_path(path: Path) -> _kinds.Kind | None:
     return _kinds.in_context(kind, path) if kind is not None else None
 
 
+def read_named(path: Path) -> tuple[bytes, Finding | None]:
+    """The bytes of a file the user named, followed if it is a link; or why it cannot be read."""
+    return _read(path, unreadable(path, follow=True))
+
+
 def _read(path: Path, problem: Finding | None) -> tuple[bytes, Finding | None]:
     """The file's bytes, unless ``problem`` (a file that is not one, say) or reading them stops it."""
     return (b"", problem) if problem is not None else read_bounded(path)
@@ -143,8 +152,7 @@ def _examine_lines(raw: bytes, kind: _kinds.Kind | None, file: str) -> Examined:
 def _too_deep(path: Path, kind: _kinds.Kind | None) -> Examined:
     kind = kind or _kinds.from_path(path)
     syntax = kind.syntax if kind else _kinds.syntax_for(path)
-    problem = too_deep(syntax)
-    return Examined(Document(None, None, syntax, (problem,), readable=False), kind, (problem,), str(path))
+    return unread_file(too_deep(syntax), syntax, kind, str(path))
 
 
 def read_schemaless(path: Path) -> Examined | Finding:

@@ -101,8 +101,13 @@ def read(raw: bytes, syntax: Syntax) -> Document:
                 return Document(data, raw, syntax)
     text, findings = _json.decode(raw, family=syntax)
     if text is None:
-        return Document(None, None, syntax, tuple(findings), readable=False)
+        return unread(syntax, tuple(findings))
     return parse_text(text, syntax, prior=findings)
+
+
+def unread(syntax: Syntax, findings: tuple[Finding, ...]) -> Document:
+    """A document whose data could not be read: what stopped the reading is all it holds."""
+    return Document(None, None, syntax, findings, readable=False)
 
 
 def parse_text(text: str, syntax: Syntax, *, prior: Iterable[Finding] = ()) -> Document:

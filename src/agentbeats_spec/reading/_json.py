@@ -27,7 +27,6 @@ UNSURE: Any = object()  # what parse_fast returns when only the strict reader ca
 _UNSET: Any = object()
 
 
-
 def __getattr__(name: str) -> Any:
     """``orjson``, imported when first used: with the native reader built, a run never needs it."""
     if name != "orjson":
@@ -40,6 +39,7 @@ def __getattr__(name: str) -> Any:
             module = None
     globals()["orjson"] = module
     return module
+
 
 # Digits become "0", the characters that may stand before digits inside a number stay, all else is " ": an
 # integer literal of 16 digits or more is then a " " followed by sixteen "0".
