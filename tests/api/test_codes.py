@@ -282,10 +282,17 @@ def _trees(tmp: Path) -> Iterator[Path]:
 
     tree = _copy("abb", tmp / "abb")
     (tree / ATTEMPT / "run.json").write_text("[1, 2]")
+    (tree / ATTEMPT / "trajectory.json").write_text("[]")
+    stopped = tree / ATTEMPT.with_name("2")
+    shutil.copytree(tree / ATTEMPT, stopped)
+    shutil.rmtree(stopped / "steps")
     (tree / ATTEMPT / "steps" / "2" / "submission.json").unlink()
     _file_issue(tree, "other-agent", 300, json.loads((tree / ISSUE / "verify.case.json").read_text())["case_id"])
     (tree / ISSUE).rename(tree / ISSUE.with_name("issue_124"))
     yield tree
+    (tmp / "nothing").mkdir()
+    (tmp / "nothing" / "README.md").write_text("# no artifact here\n")
+    yield tmp / "nothing"
 
 
 # A rerun's archived evidence is kept as it was: each of these is a warning there.

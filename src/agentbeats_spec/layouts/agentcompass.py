@@ -207,9 +207,9 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
         collector.about(
             task,
             "layout.v2-layout",
-            "an agentcompass.task.v3 task filed the v2 way, directly in details/; v3 files tasks under "
-            "details/<state>/ (normal, error or fatal once finished, running before)",
-            "warning",
+            "an agentcompass.task.v3 task filed directly in details/, without a state folder: each task owns "
+            "details/<state>/<task>/ (running, then normal, error or fatal); AgentCompass 1.0.1 would still read "
+            "it there (it lists details/*/task.json) and move it to its state on its next write",
         )
 
     listing = entries(task, collector, root or task)
