@@ -231,6 +231,10 @@ TABLE: tuple[Code, ...] = (
         "declared_artifacts.directory is not this attempt's artifacts/ folder.",
     ),
     Code("layout.missing-artifact", "error", "A collected artifact is not on disk."),
+    Code("layout.artifact-mismatch", "error",
+        "A collected artifact that is not what its collector recorded (file count, size or sha256), or that the "
+        "collector refuses (a link, a special file): AgentCompass 1.0.1 refuses to reuse it.",
+    ),
     Code("layout.retry-task", "error", "A retry record for another task than the folder it is in."),
     Code("layout.retry-attempt", "error", "A retry record for another attempt than the folder it is in."),
     Code("layout.retry-file-name", "warning",

@@ -254,6 +254,8 @@ def _trees(tmp: Path) -> Iterator[Path]:
     record = json.loads(sorted(retries.iterdir())[0].read_text(encoding="utf-8"))
     record.update(retry=9, max_retries=9)
     (retries / f"{TASK_NAME}.attempt1.retry9.run.json").write_text(json.dumps(record))
+    with (task(run, "normal") / "attempt-1" / "artifacts" / "patches" / "fix.diff").open("a") as stream:
+        stream.write("changed after collection\n")
     yield run
     yield build_v2_run(tmp / "run" / "v2")
 
