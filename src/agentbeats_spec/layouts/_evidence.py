@@ -36,15 +36,6 @@ _OPEN = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0
 
 
 @attrs.frozen
-class Measure:
-    """What an artifact holds: its entries, its bytes, and its digest when it was hashed."""
-
-    file_count: int
-    size_bytes: int
-    sha256: str | None = None
-
-
-@attrs.frozen
 class Refusal:
     """Why the collector could not measure the artifact (``what`` completes "collected artifact X ...")."""
 
@@ -59,25 +50,43 @@ class _Entry:
     info: os.stat_result
 
 
-def measure(path: str, *, hashed: bool) -> Measure | Refusal:
-    """The artifact at ``path`` (a file or a folder that is not a link), measured; hashed when ``hashed``."""
+@attrs.frozen
+class Measure:
+    """What an artifact holds, from ``lstat`` alone: its entries and the bytes of its files."""
+
+    path: str
+    entries: tuple[_Entry, ...]
+    size_bytes: int
+
+    @property
+    def file_count(self) -> int:
+        return len(self.entries)
+
+    def sha256(self) -> str | Refusal:
+        """The digest the collector takes, over every entry's name, permission bits, size and content."""
+        try:
+            return _digest(self.path, self.entries)
+        except OSError as error:
+            return _unreadable(error)
+
+
+def measure(path: str) -> Measure | Refusal:
+    """The artifact at ``path`` (a file, or a folder and all below it), or why the collector would refuse it."""
     try:
         found = _entries(path)
+        if isinstance(found, Refusal):
+            return found
+        refused = _refused(path, found)
     except OSError as error:
-        return Refusal("io.unreadable", f"cannot be read to check it ({error.strerror or error})")
-    if isinstance(found, Refusal):
-        return found
-    size = sum(entry.info.st_size for entry in found if stat.S_ISREG(entry.info.st_mode))
-    refused = _refused(path, found)
+        return _unreadable(error)
     if refused is not None:
         return refused
-    if not hashed:
-        return Measure(len(found), size)
-    try:
-        digest = _digest(path, found)
-    except OSError as error:
-        return Refusal("io.unreadable", f"cannot be read to check it ({error.strerror or error})")
-    return digest if isinstance(digest, Refusal) else Measure(len(found), size, digest)
+    size = sum(entry.info.st_size for entry in found if stat.S_ISREG(entry.info.st_mode))
+    return Measure(path, tuple(found), size)
+
+
+def _unreadable(error: OSError) -> Refusal:
+    return Refusal("io.unreadable", f"cannot be read to check it ({error.strerror or error})")
 
 
 def _entries(path: str) -> list[_Entry] | Refusal:
@@ -124,7 +133,7 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _digest(root: str, found: list[_Entry]) -> str | Refusal:
+def _digest(root: str, found: tuple[_Entry, ...]) -> str | Refusal:
     digest = hashlib.sha256()
     is_file = not stat.S_ISDIR(found[0].info.st_mode)
     for entry in found:

@@ -471,7 +471,7 @@ def _evidence_findings(entry: dict[str, Any], target: str, pointer: str) -> list
     if not (is_int(count) or is_int(size) or isinstance(digest, str)):
         return []
     destination = quote(str(entry["destination"]))
-    found = _evidence.measure(target, hashed=False)
+    found = _evidence.measure(target)
     if isinstance(found, _evidence.Refusal):
         return [_refusal(found, destination, pointer)]
     if is_int(count) and count != found.file_count:
@@ -483,12 +483,12 @@ def _evidence_findings(entry: dict[str, Any], target: str, pointer: str) -> list
         return [_mismatch(join(pointer, "size_bytes"), f"{destination} holds {found.size_bytes} byte(s)", recorded)]
     if not isinstance(digest, str) or not current().verify_artifacts:
         return []
-    found = _evidence.measure(target, hashed=True)
-    if isinstance(found, _evidence.Refusal):
-        return [_refusal(found, destination, pointer)]
-    if found.sha256 is None or found.sha256 == digest:
+    actual = found.sha256()
+    if isinstance(actual, _evidence.Refusal):
+        return [_refusal(actual, destination, pointer)]
+    if actual == digest:
         return []
-    held = f"{destination} has sha256 {found.sha256[:12]}…"
+    held = f"{destination} has sha256 {actual[:12]}…"
     recorded = f"{quote(digest, 13)} (its bytes, names or permission bits changed since)"
     return [_mismatch(join(pointer, "sha256"), held, recorded)]
 
