@@ -52,6 +52,7 @@ def validate_with_dask(
     follow_symlinks: bool = False,
     npartitions: int | None = None,
     allow_empty: bool = False,
+    verify_artifacts: bool = True,
     **compute: Any,
 ) -> list[Issue]:
     """Every issue below ``url``, exactly as :func:`agentbeats_spec.validate` reports them for the same tree.
@@ -62,9 +63,10 @@ def validate_with_dask(
     (``scheduler="processes"``, say). ``npartitions`` sets the number of Dask tasks (default: at least
     ``TASKS_PER_THREAD`` per worker thread, at most ``MAX_UNITS_PER_TASK`` units each). Issues of remote files
     name them by URL. A folder in which no artifact is found at all is a ``layout.nothing-found`` error, as in
-    :func:`agentbeats_spec.validate`, unless ``allow_empty``.
+    :func:`agentbeats_spec.validate`, unless ``allow_empty``; ``verify_artifacts=False`` compares collected
+    artifacts by file count and size only, as there.
     """
-    with applied(current().with_limits(limits)):
+    with applied(current().with_limits(limits).with_verify_artifacts(verify_artifacts)):
         report = check_with_dask([str(url)], client=client, storage_options=storage_options, kind=kind,
                                  follow_symlinks=follow_symlinks, npartitions=npartitions, **compute)  # fmt: skip
     return list(report.issues) if allow_empty else with_nothing_found(report)

@@ -106,6 +106,47 @@ def test_what_the_collector_recorded_validates_with_no_warning_and_reuse_accepts
     assert reuse_refuses(run) is None
 
 
+def tricky_folder(folder: Path) -> None:
+    """Names whose order differs by parts and by text (a/b before a-c), a dotfile, a non-ASCII name, an empty file
+    and an empty folder, other permission bits, links to a file, to a folder and to nothing, all inside."""
+    (folder / "a" / "b").mkdir(parents=True)
+    (folder / "a-c").mkdir()
+    (folder / "empty-folder").mkdir()
+    (folder / "a" / "b" / "x.txt").write_text("hi ✓\n", encoding="utf-8")
+    (folder / "a-c" / "y").write_bytes(bytes(range(256)))
+    (folder / ".hidden").write_text("h")
+    (folder / "ünïcode name").write_text("u")
+    (folder / "empty").write_bytes(b"")
+    (folder / "empty").chmod(0o600)
+    (folder / "to-file").symlink_to("a/b/x.txt")
+    (folder / "to-folder").symlink_to("a")
+    (folder / "to-nothing").symlink_to("nowhere")
+
+
+def test_a_folder_measured_as_the_collector_measures_it(run: Path, tmp_path: Path) -> None:
+    """Entry 3 records what the released collector's own measure (_fingerprint) gives for a tricky folder."""
+    assert MODULES is not None
+    store = attempt(run) / "artifacts"
+    tricky_folder(store / "outputs" / "tricky")
+    recorded = MODULES.artifacts._fingerprint(store / "outputs" / "tricky", MODULES.artifacts.ArtifactLimits())
+    result = attempt(run) / "result.json"
+    data = json.loads(result.read_text(encoding="utf-8"))
+    data["artifacts"]["declared_artifacts"]["entries"].append(
+        {"source": "/work/tricky", "destination": "outputs/tricky", "exclude": [], "service": None,
+         "status": "collected", "kind": "directory", **recorded}
+    )  # fmt: skip
+    result.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert recorded["file_count"] == 13
+    assert reuse_refuses(run) is None
+    links = {("security.symlink", "warning", name) for name in ("to-file", "to-folder", "to-nothing")}
+    found = {(i.code, i.severity, os.path.basename(i.file or "")) for i in validate(run) if i.severity != "info"}
+    assert found == links
+    (store / "outputs" / "tricky" / "to-nothing").unlink()
+    (store / "outputs" / "tricky" / "to-nothing").symlink_to("elsewhere")  # only the link's text changed
+    assert reuse_refuses(run) == "stored artifact checksum mismatch"
+    assert [(c, p) for c, _, p, _, _ in errors(validate(run))] == [("layout.artifact-mismatch", f"{ENTRIES}/3/sha256")]
+
+
 def test_a_byte_changed_is_a_sha256_mismatch(run: Path) -> None:
     path = attempt(run) / "artifacts" / "outputs" / "0"
     raw = path.read_bytes()
@@ -259,3 +300,16 @@ def test_hashing_or_not_are_other_cache_keys(run: Path, tmp_path: Path, later: N
     cache = str(tmp_path / "cache")
     assert main(["validate", "--cache", cache, "--no-verify-artifacts", str(run)]) == 0
     assert main(["validate", "--cache", cache, str(run)]) == 1
+
+
+def test_the_dask_path_compares_artifacts_alike(run: Path) -> None:
+    pytest.importorskip("dask.bag")
+    from agentbeats_spec.distributed import validate_with_dask
+
+    path = attempt(run) / "artifacts" / "outputs" / "0"
+    path.write_bytes(b"O" + path.read_bytes()[1:])
+    assert "layout.artifact-mismatch" in {issue.code for issue in validate(run)}
+    assert validate_with_dask(run, scheduler="sync") == validate(run)
+    unhashed = validate(run, verify_artifacts=False)
+    assert "layout.artifact-mismatch" not in {issue.code for issue in unhashed}
+    assert validate_with_dask(run, scheduler="sync", verify_artifacts=False) == unhashed
