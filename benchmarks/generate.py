@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+PATCH = b"diff --git a/x b/x\n" + b"+x\n" * 20  # every attempt's collected artifact
 WORDS = [
     "the",
     "agent",
@@ -175,7 +176,7 @@ def attempt_payload(rng: random.Random, text: Text, number: int, directory: str)
                         "destination": "patch.diff",
                         "status": "collected",
                         "kind": "file",
-                        "size_bytes": 64,
+                        "size_bytes": len(PATCH),  # as the collector records it (no sha256: none is computed)
                         "file_count": 1,
                     }
                 ],
@@ -229,7 +230,7 @@ def agentcompass_run(root: Path, rng: random.Random, text: Text, budget: int, br
                 broken += 1
                 text_ = _break(text_, broken)
             (attempt_dir / "artifacts").mkdir(parents=True, exist_ok=True)
-            (attempt_dir / "artifacts" / "patch.diff").write_text("diff --git a/x b/x\n" + "+x\n" * 20)
+            (attempt_dir / "artifacts" / "patch.diff").write_bytes(PATCH)
             (attempt_dir / "result.json").write_text(text_, encoding="utf-8")
             written += len(text_.encode())
             checkpoint = {"schema_version": "agentcompass.attempt_checkpoint.v1", "evaluation": {"k": 3}}

@@ -51,6 +51,8 @@ def validate(
     limits: Limits | None = None,
     secrets: bool = False,
     follow_symlinks: bool = False,
+    allow_empty: bool = False,
+    verify_artifacts: bool = True,
 ) -> list[Issue]:
     """Every issue of ``source``, sorted by file and position; an empty list means valid.
 
@@ -59,15 +61,20 @@ def validate(
     (see :func:`kinds`) when its name or content cannot tell. Warnings are issues too: see ``issue.severity``.
     ``limits`` bounds what one file may cost; ``secrets`` also searches every document for credentials. A path
     that is a symbolic link is reported (``security.symlink``) and not followed unless ``follow_symlinks``; links
-    inside a folder are never followed. Nothing a file holds makes this raise: it becomes issues on that file.
+    inside a folder are never followed. A folder in which no artifact is found at all is an error
+    (``layout.nothing-found``), since nothing checked is not a pass, unless ``allow_empty``. Collected artifacts
+    are checked against the size, file count and sha256 their manifest records; ``verify_artifacts=False`` skips
+    the hashes. Nothing a file holds makes this raise: it becomes issues on that file.
     """
     _refuse_other_types(source, "validate")
     kind_ = _kinds.get(kind) if kind is not None else None
-    with applied(current().with_limits(limits).with_allow(AllowList() if secrets else None)):
+    settings = current().with_limits(limits).with_allow(AllowList() if secrets else None)
+    with applied(settings.with_verify_artifacts(verify_artifacts)):
         if isinstance(source, os.PathLike):
-            from .layouts import check_paths
+            from .layouts import check_paths, with_nothing_found
 
-            return list(check_paths([Path(source)], kind_, follow_symlinks=follow_symlinks).issues)
+            report = check_paths([Path(source)], kind_, follow_symlinks=follow_symlinks)
+            return list(report.issues) if allow_empty else with_nothing_found(report)
         return _hint_paths(source, list(_sources.examine_source(source, kind_).issues))
 
 

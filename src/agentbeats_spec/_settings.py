@@ -70,10 +70,13 @@ class Settings:
 
     ``allow``: the allow-list of the secret scan that runs alongside validation (``validate --secrets``, ``scan``),
     None when secrets are not scanned.
+    ``verify_artifacts``: whether the bytes of collected artifacts are hashed and compared with the sha256 their
+    manifest records (their size and file count are compared either way; ``--no-verify-artifacts``).
     """
 
     limits: Limits = attrs.field(factory=Limits)
     allow: AllowList | None = None
+    verify_artifacts: bool = True
 
     def with_limits(self, limits: Limits | None) -> Settings:
         """These settings with ``limits``; the same settings when None (a caller that names no limits keeps the
@@ -83,6 +86,10 @@ class Settings:
     def with_allow(self, allow: AllowList | None) -> Settings:
         """These settings scanning secrets with ``allow``, or not scanning them when None."""
         return attrs.evolve(self, allow=allow)
+
+    def with_verify_artifacts(self, verify: bool) -> Settings:
+        """These settings hashing collected artifacts, or only counting and sizing them."""
+        return attrs.evolve(self, verify_artifacts=verify)
 
 
 # Settings are frozen, so one shared default is safe.

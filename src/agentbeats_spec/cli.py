@@ -51,6 +51,10 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("paths", nargs="+", metavar="PATH", type=_path_or_url)
     validate.add_argument("--kind", choices=list(KINDS), help="the artifact kind, when names and content cannot tell")
     validate.add_argument("--secrets", action="store_true", help="also search every artifact for credentials")
+    validate.add_argument(
+        "--no-verify-artifacts", dest="verify_artifacts", action="store_false",
+        help="compare collected artifacts with the size and file count their manifest records, not their sha256",
+    )  # fmt: skip
     _follow_option(validate)
     validate.add_argument(
         "--allow-empty", action="store_true",
@@ -328,6 +332,7 @@ def _validate(arguments: argparse.Namespace) -> int:
     kind = get_kind(arguments.kind) if arguments.kind else None
     progress = _reporters.Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
     settings = current().with_allow(_allow_list(None) if arguments.secrets else None)
+    settings = settings.with_verify_artifacts(arguments.verify_artifacts)
     cache = _cache(arguments, settings)
     if cache is False:
         return EXIT_USAGE
@@ -342,12 +347,16 @@ def _validate(arguments: argparse.Namespace) -> int:
         )
     if progress is not None:
         progress.close()
-    status = _report(report, arguments)
-    if report.empty and not arguments.allow_empty:
-        for folder in report.empty:
-            print(f"agentbeats-spec: error: no artifact found under {folder} (see --allow-empty)", file=sys.stderr)
-        return EXIT_USAGE
-    return status
+    return _nothing_found(report, arguments, _report(report, arguments))
+
+
+def _nothing_found(report: Report, arguments: argparse.Namespace, status: int) -> int:
+    """Exit 2 where a named folder held no artifact at all (nothing checked is not a pass), unless allowed."""
+    if not report.empty or arguments.allow_empty:
+        return status
+    for folder in report.empty:
+        print(f"agentbeats-spec: error: no artifact found under {folder} (see --allow-empty)", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def _validate_on_dask(arguments: argparse.Namespace) -> int:
@@ -356,12 +365,13 @@ def _validate_on_dask(arguments: argparse.Namespace) -> int:
     from .distributed import check_on_cluster
 
     show = arguments.format == "text" and sys.stderr.isatty()
-    with applied(current().with_allow(_allow_list(None) if arguments.secrets else None)):
+    settings = current().with_allow(_allow_list(None) if arguments.secrets else None)
+    with applied(settings.with_verify_artifacts(arguments.verify_artifacts)):
         report = check_on_cluster(
             arguments.dask, [str(path) for path in arguments.paths], arguments.kind, workers=arguments.jobs,
             follow_symlinks=arguments.follow_symlinks, progress=show,
         )  # fmt: skip
-    return _report(report, arguments)
+    return _nothing_found(report, arguments, _report(report, arguments))
 
 
 def _cache(arguments: argparse.Namespace, settings: Settings) -> Any:
@@ -381,6 +391,7 @@ def _cache(arguments: argparse.Namespace, settings: Settings) -> Any:
         "limits": attrs.astuple(settings.limits),
         "follow_symlinks": arguments.follow_symlinks,
         "secrets": sorted(settings.allow.fingerprints) if settings.allow is not None else None,
+        "verify_artifacts": settings.verify_artifacts,
     }
     return cache.VerdictCache(folder, json.dumps(options))
 

@@ -30,7 +30,7 @@ from ._settings import Limits, Settings, applied, current
 from ._version import __version__
 from .checking._collect import Part, Report
 from .checking._kinds import get as get_kind
-from .layouts import assemble, plan
+from .layouts import assemble, joined, named_folder, nothing_found, plan, with_nothing_found
 from .walk._units import Listing, Unit, Walk, run_unit
 
 __all__ = ["validate_with_dask"]
@@ -51,6 +51,8 @@ def validate_with_dask(
     limits: Limits | None = None,
     follow_symlinks: bool = False,
     npartitions: int | None = None,
+    allow_empty: bool = False,
+    verify_artifacts: bool = True,
     **compute: Any,
 ) -> list[Issue]:
     """Every issue below ``url``, exactly as :func:`agentbeats_spec.validate` reports them for the same tree.
@@ -60,13 +62,14 @@ def validate_with_dask(
     default scheduler (the active client, if any), with ``compute`` passed to ``dask.compute``
     (``scheduler="processes"``, say). ``npartitions`` sets the number of Dask tasks (default: at least
     ``TASKS_PER_THREAD`` per worker thread, at most ``MAX_UNITS_PER_TASK`` units each). Issues of remote files
-    name them by URL.
+    name them by URL. A folder in which no artifact is found at all is a ``layout.nothing-found`` error, as in
+    :func:`agentbeats_spec.validate`, unless ``allow_empty``; ``verify_artifacts=False`` compares collected
+    artifacts by file count and size only, as there.
     """
-    with applied(current().with_limits(limits)):
-        return list(
-            check_with_dask([str(url)], client=client, storage_options=storage_options, kind=kind,
-                            follow_symlinks=follow_symlinks, npartitions=npartitions, **compute).issues
-        )  # fmt: skip
+    with applied(current().with_limits(limits).with_verify_artifacts(verify_artifacts)):
+        report = check_with_dask([str(url)], client=client, storage_options=storage_options, kind=kind,
+                                 follow_symlinks=follow_symlinks, npartitions=npartitions, **compute)  # fmt: skip
+    return list(report.issues) if allow_empty else with_nothing_found(report)
 
 
 def check_with_dask(
@@ -88,14 +91,16 @@ def check_with_dask(
 
     kind_ = get_kind(kind) if kind is not None else None
     walks: list[Walk] = []
+    named: list[tuple[str, bool, Walk]] = []
     work: list[tuple[_Source, Unit]] = []
     for url in urls:
         source = _Source.of(url, storage_options)
-        walk = plan([source.root], kind_, source.tree(), follow_symlinks=follow_symlinks)
+        tree = source.tree()
+        walk = plan([source.root], kind_, tree, follow_symlinks=follow_symlinks)
         walks.append(walk.renamed(source.display))
+        named.append((source.display(str(source.root)), named_folder(source.root, tree, follow_symlinks), walk))
         work.extend((source, unit) for unit in walk.units)
-    whole = Walk(units=[unit for _, unit in work], issues=[i for w in walks for i in w.issues],
-                 skipped=sum(w.skipped for w in walks))  # fmt: skip
+    whole = joined(walks)
     parts: list[Part] = []
     if work:
         threads = sum(client.nthreads().values()) if client is not None else os.cpu_count() or 1
@@ -112,7 +117,7 @@ def check_with_dask(
             parts = future.result()
         else:
             parts = checked.compute(**compute)
-    return assemble(whole, parts)
+    return attrs.evolve(assemble(whole, parts), empty=nothing_found(named, parts))
 
 
 @attrs.frozen

@@ -254,6 +254,8 @@ def _trees(tmp: Path) -> Iterator[Path]:
     record = json.loads(sorted(retries.iterdir())[0].read_text(encoding="utf-8"))
     record.update(retry=9, max_retries=9)
     (retries / f"{TASK_NAME}.attempt1.retry9.run.json").write_text(json.dumps(record))
+    with (task(run, "normal") / "attempt-1" / "artifacts" / "patches" / "fix.diff").open("a") as stream:
+        stream.write("changed after collection\n")
     yield run
     yield build_v2_run(tmp / "run" / "v2")
 
@@ -282,10 +284,17 @@ def _trees(tmp: Path) -> Iterator[Path]:
 
     tree = _copy("abb", tmp / "abb")
     (tree / ATTEMPT / "run.json").write_text("[1, 2]")
+    (tree / ATTEMPT / "trajectory.json").write_text("[]")
+    stopped = tree / ATTEMPT.with_name("2")
+    shutil.copytree(tree / ATTEMPT, stopped)
+    shutil.rmtree(stopped / "steps")
     (tree / ATTEMPT / "steps" / "2" / "submission.json").unlink()
     _file_issue(tree, "other-agent", 300, json.loads((tree / ISSUE / "verify.case.json").read_text())["case_id"])
     (tree / ISSUE).rename(tree / ISSUE.with_name("issue_124"))
     yield tree
+    (tmp / "nothing").mkdir()
+    (tmp / "nothing" / "README.md").write_text("# no artifact here\n")
+    yield tmp / "nothing"
 
 
 # A rerun's archived evidence is kept as it was: each of these is a warning there.

@@ -316,3 +316,34 @@ def test_without_a_cluster_dasks_own_schedulers_give_the_same_report(trees: dict
     tree = trees["invalid"]
     assert validate_with_dask(tree, scheduler="sync") == validate(tree)
     assert validate_with_dask(tree, scheduler="processes", num_workers=2) == validate(tree)
+
+
+def test_nothing_found_on_a_cluster_is_what_it_is_alone(
+    client: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same rule and the same exit code as without Dask: nothing checked is not a pass."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.md").write_text("# nothing to check\n")
+    alone = validate(empty)
+    assert [(i.code, i.file, i.severity) for i in alone] == [("layout.nothing-found", str(empty), "error")]
+    assert validate_with_dask(empty, client=client) == alone
+    assert validate_with_dask(empty, scheduler="sync") == alone
+    assert validate_with_dask(empty, client=client, allow_empty=True) == []
+    monkeypatch.chdir(empty)
+    for name in (".", "./", str(empty)):
+        assert main(["validate", "--dask", address(client), name]) == 2
+        shown = str(Path(name))
+        error = f"agentbeats-spec: error: no artifact found under {shown} (see --allow-empty)\n"
+        assert capsys.readouterr().err == error
+    assert main(["validate", "--dask", address(client), "--allow-empty", "."]) == 0
+    monkeypatch.chdir(FIXTURES / "valid")
+    assert main(["validate", "--dask", address(client), "."]) == 0
+    monkeypatch.chdir(FIXTURES / "invalid")
+    assert main(["validate", "--dask", address(client), "./"]) == 1
+
+
+def test_nothing_found_under_a_remote_prefix(client: Any) -> None:
+    fsspec.filesystem("memory").pipe_file("/bucket/notes-only/README.md", b"# nothing to check\n")
+    (issue,) = validate_with_dask(f"{BUCKET}/notes-only", client=client)
+    assert (issue.code, issue.file, issue.severity) == ("layout.nothing-found", f"{BUCKET}/notes-only", "error")

@@ -38,9 +38,13 @@ def test_an_attempt_holds_every_required_file(tree: Path, name: str) -> None:
     assert found(tree) == {("layout.missing-file", str(ATTEMPT), "", "error")}
 
 
-def test_an_attempt_holds_steps(tree: Path) -> None:
+def test_an_attempt_without_steps_stopped_before_its_first_step_a_warning(tree: Path) -> None:
     shutil.rmtree(tree / ATTEMPT / "steps")
-    assert found(tree) == {("layout.missing-folder", str(ATTEMPT), "", "error")}
+    (issue,) = validate(tree)
+    assert (issue.code, issue.file, issue.pointer, issue.line, issue.severity) == (
+        "layout.missing-folder", str(tree / ATTEMPT), "", None, "warning"
+    )  # fmt: skip
+    assert issue.message == "an attempt folder without steps/: the execution stopped before its first step"
 
 
 def test_logs_are_optional(tree: Path) -> None:
@@ -66,6 +70,24 @@ def test_run_records_are_well_formed_json_objects(tree: Path) -> None:
         ("layout.not-an-object", str(ATTEMPT / "run.json"), "", "error"),
         ("json.syntax", str(ATTEMPT / "process.json"), "", "error"),
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "found"), [("[1, 2]", "an array of 2 item(s)"), ("null", "null"), ('"x"', "the string 'x'")]
+)
+def test_a_trajectory_that_is_json_but_no_object_is_a_warning(tree: Path, text: str, found: str) -> None:
+    """The trajectory is derived from the steps, which still hold the execution's evidence."""
+    (tree / ATTEMPT / "trajectory.json").write_text(text)
+    (issue,) = validate(tree)
+    assert (issue.code, issue.file, issue.pointer, issue.line, issue.column, issue.severity) == (
+        "layout.not-an-object", str(tree / ATTEMPT / "trajectory.json"), "", 1, 1, "warning"
+    )  # fmt: skip
+    assert issue.message == f"expected a JSON object, found {found}"
+
+
+def test_a_trajectory_that_is_not_json_stays_an_error(tree: Path) -> None:
+    (tree / ATTEMPT / "trajectory.json").write_text('{"steps": [}')
+    assert {(code, severity) for code, _, _, severity in found(tree)} == {("json.syntax", "error")}
 
 
 def test_the_attempt_case_is_validated_as_a_case(tree: Path) -> None:

@@ -136,7 +136,40 @@ def test_an_unknown_state_folder_and_the_v2_layout(run: Path) -> None:
     )
     codes = {(i.code, i.severity) for i in validate(run)}
     assert ("layout.unknown-state", "error") in codes
-    assert ("layout.v2-layout", "warning") in codes
+    assert ("layout.v2-layout", "error") in codes
+
+
+V3_WITHOUT_STATE = (
+    "an agentcompass.task.v3 task filed directly in details/, without a state folder: each task owns "
+    "details/<state>/<task>/ (running, then normal, error or fatal); AgentCompass 1.0.1 would still read it there "
+    "(it lists details/*/task.json) and move it to its state on its next write"
+)
+
+
+def test_a_v3_task_without_a_state_folder_is_an_error(run: Path) -> None:
+    """Seed: "Each task owns details/<state>/<readable-task-id>--<sha256>/"."""
+    running = next((run / "details" / "running").iterdir())
+    running.rename(run / "details" / running.name)
+    (run / "details" / "running").rmdir()
+    (issue,) = validate(run)
+    assert (issue.code, issue.severity, issue.file, issue.pointer, issue.line) == (
+        "layout.v2-layout", "error", str(run / "details" / running.name), "", None
+    )  # fmt: skip
+    assert issue.message == V3_WITHOUT_STATE
+
+
+def test_the_released_reader_still_reads_a_v3_task_without_a_state_folder(run: Path) -> None:
+    """What the message says: result_files lists details/*/task.json, and read_result reads it from there."""
+    from ..agentcompass_runs import writer_modules
+
+    modules = writer_modules()
+    if modules is None:
+        pytest.skip("AgentCompass 1.0.1 is not installed (make test does it)")
+    moved = run / "details" / TASK_NAME
+    task(run).rename(moved)
+    assert modules.layout.result_files(run) == [moved / "task.json"]
+    assert modules.layout.read_result(moved / "task.json")["task_id"] == "swe/utils: off-by-one #17"
+    assert ("layout.v2-layout", "error", "") in {(i.code, i.severity, i.pointer) for i in validate(run)}
 
 
 def test_the_artifacts_directory_is_this_attempts_folder(run: Path) -> None:

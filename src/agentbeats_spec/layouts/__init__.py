@@ -8,7 +8,7 @@ reads names and cuts the tree into units; ``_units`` runs them and the rules tha
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,16 +48,20 @@ def check_paths(
     A symbolic link among ``paths`` is reported and not followed, as in a walk, unless ``follow_symlinks``.
     """
     unique = _unique(paths, follow_symlinks)
-    walk = plan(unique, kind, follow_symlinks=follow_symlinks)
-    parts: list[Any] = []
+    walks = [plan([path], kind, follow_symlinks=follow_symlinks) for path in unique]
+    walk = joined(walks)
+    parts: list[Part] = []
 
-    def kept(found: Iterable[Any]) -> Iterable[Any]:
+    def kept(found: Iterable[Part]) -> Iterable[Part]:
         for part in found:
             parts.append(part)
             yield part
 
     report = assemble(walk, kept(run_here(walk.units, jobs, cache)), progress)
-    return attrs.evolve(report, empty=_empty_folders(unique, walk, parts))
+    named = [
+        (str(path), named_folder(path, LOCAL, follow_symlinks), own) for path, own in zip(unique, walks, strict=True)
+    ]
+    return attrs.evolve(report, empty=nothing_found(named, parts))
 
 
 def _unique(paths: Iterable[Path], follow_symlinks: bool) -> list[Path]:
@@ -79,17 +83,55 @@ def _identity(path: Path, follow_symlinks: bool) -> str:
     return os.path.join(os.path.realpath(path.parent), path.name)
 
 
-def _empty_folders(paths: list[Path], walk: Walk, parts: list[Any]) -> tuple[str, ...]:
-    """The named folders below which nothing at all was found: no artifact checked, no issue."""
-    found = [str(unit.path) for unit, part in zip(walk.units, parts, strict=True) if part.checked or part.issues]
-    found += [issue.file for issue in walk.issues if issue.file]
+def joined(walks: Sequence[Walk]) -> Walk:
+    """The walks of several named paths as one, in their order."""
+    return Walk(
+        walks[0].tree if walks else LOCAL,
+        [unit for walk in walks for unit in walk.units],
+        [issue for walk in walks for issue in walk.issues],
+        sum(walk.skipped for walk in walks),
+    )
+
+
+def named_folder(path: Path, tree: Tree, follow_symlinks: bool) -> bool:
+    """Whether a named path is walked as a folder (a link only when links named are followed)."""
+    if tree is LOCAL and path.is_symlink():
+        return follow_symlinks and path.is_dir()
+    return tree.is_folder(path)
+
+
+def nothing_found(named: Sequence[tuple[str, bool, Walk]], parts: Sequence[Part]) -> tuple[str, ...]:
+    """The named folders below which nothing at all was found: no artifact checked, no issue.
+
+    ``named`` holds each named path (as it is to be shown), whether it is a folder and its own walk; ``parts``
+    are the parts of the walks' units, in order. Each folder is judged by its own walk and units, never by
+    comparing names, so that ``.``, ``./``, ``dir/.``, ``..`` and URLs are all judged alike.
+    """
     empty = []
-    for path in paths:
-        if path.is_dir() and not path.is_symlink():
-            inside = str(path).rstrip(os.sep) + os.sep
-            if not any(name == str(path) or name.startswith(inside) for name in found):
-                empty.append(str(path))
+    start = 0
+    for name, folder, walk in named:
+        own = parts[start : start + len(walk.units)]
+        start += len(walk.units)
+        if folder and not walk.issues and not any(part.checked or part.issues for part in own):
+            empty.append(name)
     return tuple(empty)
+
+
+def with_nothing_found(report: Report) -> list[Issue]:
+    """The report's issues and, for each named folder in which nothing was found, a ``layout.nothing-found``
+    error on it: what the Python API returns, so that "nothing found" is never read as "valid"."""
+    if not report.empty:
+        return list(report.issues)
+    found = [
+        Issue(
+            file=folder,
+            severity="error",
+            code="layout.nothing-found",
+            message="no artifact found in this folder: nothing checked is not a pass (allow_empty=True accepts it)",
+        )
+        for folder in report.empty
+    ]
+    return sorted([*report.issues, *found], key=Issue.sort_key)
 
 
 def plan(
@@ -100,7 +142,7 @@ def plan(
     for path in paths:
         if tree is LOCAL and not follow_symlinks and _named_link(path, walk):
             continue
-        if tree.is_folder(path) or (tree is LOCAL and follow_symlinks and path.is_dir()):
+        if named_folder(path, tree, follow_symlinks):
             plan_folder(path, kind, walk, path)
         else:
             walk.defer(named_file_unit, path, kind.name if kind else None)

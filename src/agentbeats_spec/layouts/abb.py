@@ -6,8 +6,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from .._codes import Severity
 from .._issues import Anchor, Fact, Finding, Issue
-from .._text import quote
+from .._text import describe, quote
 from ..checking import _kinds
 from ..checking._collect import Collector
 from ..checking._examine import Examined
@@ -69,9 +70,12 @@ def _check_attempt(attempt: Path, root: Path, collector: Collector) -> None:
         collector.add(examine_named(attempt / "case.json", CASE))
     for name in ATTEMPT_FILES:
         if present(attempt / name, "file", collector, attempt, f"an attempt folder holds {name}"):
-            json_object(attempt / name, collector, "abb-run-record")
+            # A trajectory is derived from the steps: one that is not an object still leaves the run's evidence.
+            severity: Severity = "warning" if name == "trajectory.json" else "error"
+            json_object(attempt / name, collector, "abb-run-record", severity=severity)
     steps = attempt / "steps"
-    if not present(steps, "folder", collector, attempt, "an attempt folder holds steps/<step>/"):
+    no_steps = "an attempt folder without steps/: the execution stopped before its first step"
+    if not present(steps, "folder", collector, attempt, no_steps, "warning"):
         return
     for step in _folders(entries(steps, collector, root), collector, "step"):
         for name in STEP_FILES:
@@ -149,12 +153,16 @@ def _inside(file: str, root: str) -> str:
     return file
 
 
-def json_object(path: Path, collector: Collector, label: str, *, require_object: bool = True) -> Examined | None:
-    """A JSON file the spec gives no schema: it must be well-formed (and an object, where asked)."""
+def json_object(
+    path: Path, collector: Collector, label: str, *, require_object: bool = True, severity: Severity = "error"
+) -> Examined | None:
+    """A JSON file the spec gives no schema: it must be well-formed (and an object, where asked: ``severity``
+    says how much it matters when it is not)."""
     read = read_schemaless(path)
     if isinstance(read, Finding):
         collector.about(path, read.code, read.message)
         return None
     if require_object and read.document.readable and not isinstance(read.document.data, dict):
-        read = read.with_findings([Finding("", "layout.not-an-object", "expected a JSON object")])
+        found = f"expected a JSON object, found {describe(read.document.data)}"
+        read = read.with_findings([Finding("", "layout.not-an-object", found, severity=severity)])
     return collector.add(read, label)

@@ -17,6 +17,7 @@ import attrs
 
 from .._codes import Severity
 from .._issues import Anchor, Finding
+from .._settings import current
 from .._text import quote
 from ..checking import _kinds
 from ..checking._collect import Collector
@@ -28,6 +29,7 @@ from ..rules._common import is_int
 from ..rules.abv3 import inside_root
 from ..walk._fs import Entry, Reporter, entries, is_inside, present
 from ..walk._units import LOCAL, Tree, Walk
+from . import _evidence
 
 SHARED = ("category", "ground_truth", "attempt_plan")
 CHECKPOINT_VERSION = "agentcompass.attempt_checkpoint.v1"
@@ -207,9 +209,9 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
         collector.about(
             task,
             "layout.v2-layout",
-            "an agentcompass.task.v3 task filed the v2 way, directly in details/; v3 files tasks under "
-            "details/<state>/ (normal, error or fatal once finished, running before)",
-            "warning",
+            "an agentcompass.task.v3 task filed directly in details/, without a state folder: each task owns "
+            "details/<state>/<task>/ (running, then normal, error or fatal); AgentCompass 1.0.1 would still read "
+            "it there (it lists details/*/task.json) and move it to its state on its next write",
         )
 
     listing = entries(task, collector, root or task)
@@ -432,14 +434,16 @@ def _artifact_findings(result: Examined, folder: Path, root: Path | None) -> lis
             continue  # the schema reports it as security.path-escape
         where = join(pointer, "entries", position, "destination")
         target = store / destination
+        collected = entry.get("status") == "collected"
         if not os.path.lexists(target):
-            if entry.get("status") == "collected":
+            if collected:
                 findings.append(
                     Finding(where, "layout.missing-artifact", f"collected artifact {quote(destination)} is not on disk")
                 )
-        elif _through_link(str(store), destination) and not is_inside(
-            Path(os.path.realpath(target)), Path(os.path.realpath(store))
-        ):
+        elif not _through_link(str(store), destination):
+            if collected:
+                findings.extend(_evidence_findings(entry, str(target), join(pointer, "entries", position)))
+        elif not is_inside(Path(os.path.realpath(target)), Path(os.path.realpath(store))):
             findings.append(
                 Finding(
                     where,
@@ -447,7 +451,56 @@ def _artifact_findings(result: Examined, folder: Path, root: Path | None) -> lis
                     f"artifact {quote(destination)} leads outside artifacts/ through a symbolic link",
                 )
             )
+        elif collected and os.path.islink(target):
+            message = f"collected artifact {quote(destination)} is a symbolic link: {_REFUSED}"
+            findings.append(Finding(where, "layout.artifact-mismatch", message))
     return findings
+
+
+_REFUSED = "AgentCompass 1.0.1 refuses to reuse it"
+
+
+def _evidence_findings(entry: dict[str, Any], target: str, pointer: str) -> list[Finding]:
+    """A collected entry against what its artifact holds now: the file count, size and sha256 the collector
+    recorded, compared in that order; the first that differs is the finding, at its member.
+
+    Only what the entry records is compared (another writer may record none of it); the hash is taken only
+    when the count and size agree, and only with ``verify_artifacts`` (``--no-verify-artifacts`` skips it).
+    """
+    count, size, digest = (entry.get(name) for name in ("file_count", "size_bytes", "sha256"))
+    if not (is_int(count) or is_int(size) or isinstance(digest, str)):
+        return []
+    destination = quote(str(entry["destination"]))
+    found = _evidence.measure(target)
+    if isinstance(found, _evidence.Refusal):
+        return [_refusal(found, destination, pointer)]
+    if is_int(count) and count != found.file_count:
+        held = f"{found.file_count} entr{'y' if found.file_count == 1 else 'ies'} (itself and all below it)"
+        recorded = f"file_count {count}"
+        return [_mismatch(join(pointer, "file_count"), f"{destination} holds {held}", recorded)]
+    if is_int(size) and size != found.size_bytes:
+        recorded = f"size_bytes {size}"
+        return [_mismatch(join(pointer, "size_bytes"), f"{destination} holds {found.size_bytes} byte(s)", recorded)]
+    if not isinstance(digest, str) or not current().verify_artifacts:
+        return []
+    actual = found.sha256()
+    if isinstance(actual, _evidence.Refusal):
+        return [_refusal(actual, destination, pointer)]
+    if actual == digest:
+        return []
+    held = f"{destination} has sha256 {actual[:12]}…"
+    recorded = f"{quote(digest, 13)} (its bytes, names or permission bits changed since)"
+    return [_mismatch(join(pointer, "sha256"), held, recorded)]
+
+
+def _mismatch(pointer: str, held: str, recorded: str) -> Finding:
+    message = f"collected artifact {held}, but the collector recorded {recorded}: {_REFUSED}"
+    return Finding(pointer, "layout.artifact-mismatch", message)
+
+
+def _refusal(refusal: _evidence.Refusal, destination: str, pointer: str) -> Finding:
+    message = f"collected artifact {destination} {refusal.what}: {_REFUSED}"
+    return Finding(join(pointer, "destination"), refusal.code, message)
 
 
 def _through_link(store: str, destination: str) -> bool:
