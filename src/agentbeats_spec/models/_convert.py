@@ -117,22 +117,31 @@ def _structure_mixed(converter: cattrs.Converter) -> Callable[[Any], Callable[[A
         args = _union_args(annotation)
         models = [arg for arg in args if attrs.has(arg)]
         model = models[0] if models else None
-        empty_object_allowed = any(typing.get_origin(arg) is dict for arg in args)
+        mappings = [arg for arg in args if typing.get_origin(arg) is dict]
+        # A mapping or a list of models (analyzer results by family) is structured; one of Any passes through.
+        mapping = next((arg for arg in mappings if typing.get_args(arg)[1:] != (Any,)), None)
+        sequences = [arg for arg in args if typing.get_origin(arg) is list]
+        sequence = next((arg for arg in sequences if typing.get_args(arg) != (Any,)), None)
 
         def structure(value: Any, _: Any) -> Any:
-            # "{} or a trajectory": the empty object stays a dict; any other object is the model.
-            if model is not None and isinstance(value, dict) and (value or not empty_object_allowed):
-                return converter.structure(value, model)
-            return value  # already validated: null, a list, an empty object or a scalar
+            if isinstance(value, dict):
+                # "{} or a trajectory": the empty object stays a dict; any other object is the model.
+                if model is not None and (value or not mappings):
+                    return converter.structure(value, model)
+                return converter.structure(value, mapping) if mapping is not None else value
+            if isinstance(value, list) and sequence is not None:
+                return converter.structure(value, sequence)
+            return value  # already validated: null, a list of anything, an empty object or a scalar
 
         return structure
 
     return factory
 
 
-@functools.lru_cache(maxsize=1)
-def converter() -> cattrs.Converter:
-    result = cattrs.Converter(detailed_validation=False)
+@functools.lru_cache(maxsize=2)
+def converter(detailed: bool = False) -> cattrs.Converter:
+    """The converter; ``detailed`` keeps where each structuring error happened (slower: only to locate one)."""
+    result = cattrs.Converter(detailed_validation=detailed)
     configure_union_passthrough(bool | int | float | str | None, result)
     result.register_structure_hook_factory(_is_mixed_union, _structure_mixed(result))
     result.register_structure_hook_factory(_has_absent, _structure_absent(result))
@@ -141,8 +150,62 @@ def converter() -> cattrs.Converter:
     return result
 
 
+class Unrepresentable(Exception):
+    """A valid document holds a value its model cannot: a fault of the models, located in the document.
+
+    ``tokens`` lead from the document's root to the value (member names and indexes), ``value`` is that value and
+    ``expected`` the type its model wanted there.
+    """
+
+    def __init__(self, tokens: tuple[str, ...], value: Any, expected: str) -> None:
+        super().__init__(f"{'/'.join(tokens) or '/'}: expected {expected}")
+        self.tokens = tokens
+        self.value = value
+        self.expected = expected
+
+
 def structure(data: Any, cls: type) -> Any:
-    return converter().structure(data, cls)
+    """The model of a validated document; :class:`Unrepresentable` (never a cattrs error) where it cannot be."""
+    try:
+        return converter().structure(data, cls)
+    except Exception:  # whatever the converter raised: located below, and reported once
+        pass
+    try:  # only on failure: again, with the notes that say where
+        converter(detailed=True).structure(data, cls)
+    except Exception as error:
+        tokens, expected = _located(error, cls)
+        raise Unrepresentable(tuple(tokens), _at(data, tokens), _type_name(expected)) from error
+    raise Unrepresentable((), data, cls.__name__)  # it failed once only: say so at the root
+
+
+def _located(error: BaseException, cls: type) -> tuple[list[str], Any]:
+    """The member names and indexes down to the first value that failed, and the type wanted there."""
+    tokens: list[str] = []
+    expected: Any = cls
+    while isinstance(error, (cattrs.ClassValidationError, cattrs.IterableValidationError)):
+        noted, others = error.group_exceptions()
+        if not noted:
+            error = others[0] if others else error.exceptions[0]
+            continue
+        inner, note = noted[0]
+        if isinstance(error, cattrs.ClassValidationError):
+            name = getattr(note, "name", "")
+            tokens.append(_json_names(error.cl).get(name, name) if attrs.has(error.cl) else name)
+        else:
+            tokens.append(str(getattr(note, "index", "")))
+        expected = getattr(note, "type", expected)
+        error = inner
+    return tokens, expected
+
+
+def _at(data: Any, tokens: list[str]) -> Any:
+    for token in tokens:
+        data = data[int(token)] if isinstance(data, list) else data.get(token) if isinstance(data, dict) else None
+    return data
+
+
+def _type_name(annotation: Any) -> str:
+    return annotation.__name__ if isinstance(annotation, type) else str(annotation).replace("typing.", "")
 
 
 def unstructure(instance: Any) -> Any:
