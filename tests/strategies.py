@@ -543,7 +543,5 @@ VERSIONS: dict[str, dict[str, st.SearchStrategy[dict[str, Any]]]] = {
 }
 # The newest version's documents of the kinds whose documents are whole JSON or TOML objects (not JSON Lines).
 DOCUMENTS: dict[str, st.SearchStrategy[dict[str, Any]]] = {
-    kind: list(versions.values())[-1]
-    for kind, versions in VERSIONS.items()
-    if kind != "agentcompass-progress-events"
+    kind: list(versions.values())[-1] for kind, versions in VERSIONS.items() if kind != "agentcompass-progress-events"
 }
