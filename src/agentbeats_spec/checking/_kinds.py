@@ -326,12 +326,13 @@ def pinned(kind: Kind, version: str) -> Kind:
 
 
 def of_model(cls: type) -> Kind | None:
-    """The kind of a generated model of a whole artifact, pinned to the version of its class; None for any other
-    class (a part of a model, a mapping)."""
+    """The kind of a generated model of a whole artifact, pinned to the version its class names (``__kind_version__``;
+    a class that names none is checked against every version); None for any other class (a part of a model)."""
     name, version = getattr(cls, "__kind__", None), getattr(cls, "__kind_version__", None)
-    if not isinstance(name, str) or not isinstance(version, str):
+    if not isinstance(name, str):
         return None
-    return pinned(get(name), version)
+    kind = get(name)
+    return pinned(kind, version) if isinstance(version, str) and version in kind.versions else kind
 
 
 def in_context(kind: Kind, path: Path) -> Kind:
