@@ -402,3 +402,15 @@ def test_a_value_the_model_cannot_hold_is_a_located_issue_not_a_converters_trace
     assert issue.message.startswith(
         "_DisagreeingTaskIndex cannot hold the string 'attempt-1' here, where it expects int"
     )
+
+
+def test_a_document_nested_as_deep_as_the_reader_allows_is_written_back_as_it_was() -> None:
+    """Values of any JSON shape are copied without recursion: to_dict and dumps never hit Python's stack limit."""
+    depth = agentbeats_spec.Limits().max_depth - 5  # the root, steps, a step and the innermost object and list
+    nested = json.loads("[" * depth + '{"a": [1, null]}' + "]" * depth)
+    source = text({"schema_version": "ACTF_v1.0", "steps": [{"step_id": 0, "user_content": nested, "zz_x": nested}]})
+    assert validate(source, "actf-trajectory") == []
+    trajectory = loads(source + "\n", "actf-trajectory")
+    assert dumps(trajectory) == source + "\n"
+    built = Trajectory(schema_version="ACTF_v1.0", steps=[Step(step_id=0, user_content=nested)])
+    assert to_dict(built)["steps"][0]["user_content"] == nested  # a model built, not loaded, is copied the same way

@@ -81,7 +81,7 @@ def _unstructure_models(converter: cattrs.Converter) -> Callable[[type], Callabl
     def factory(cls: type) -> Callable[[Any], Any]:
         # The only defaults are ABSENT (and the internal fields): absent members stay absent.
         base: Callable[[Any], dict[str, Any]] = make_dict_unstructure_fn(
-            cls, converter, _cattrs_omit_if_default=True, **_overrides(cls, _json_names(cls))
+            cls, converter, _cattrs_omit_if_default=True, **_overrides(cls, _json_names(cls)), **_plain_fields(cls)
         )
 
         def unstructure(instance: Any) -> dict[str, Any]:
@@ -100,6 +100,63 @@ def _unstructure_models(converter: cattrs.Converter) -> Callable[[type], Callabl
         return unstructure
 
     return factory
+
+
+_SCALARS = (bool, int, float, str, type(None), Absent)
+
+
+def _opaque(annotation: Any) -> bool:
+    """A type that holds any JSON value (``Any``, ``dict[str, Any]``, ``list[Any]``), alone or beside scalars."""
+    if annotation is Any:
+        return True
+    args = _union_args(annotation)
+    if args:
+        rest = [arg for arg in args if arg not in _SCALARS and typing.get_origin(arg) is not typing.Literal]
+        return bool(rest) and all(_opaque(arg) for arg in rest)
+    origin = typing.get_origin(annotation)
+    return origin in (dict, list) and typing.get_args(annotation)[-1:] == (Any,)
+
+
+def _plain_fields(cls: type) -> dict[str, Any]:
+    """Fields of any JSON value are copied without recursion: a document may nest as deep as the reader allows."""
+    return {
+        field.name: override(unstruct_hook=_plain)
+        for field in attrs.fields(attrs.resolve_types(cls))
+        if field.name not in _INTERNAL and _opaque(field.type)
+    }
+
+
+_ATOMS = frozenset((str, int, float, bool, type(None)))
+
+
+def _plain(value: Any) -> Any:
+    """A copy of a JSON value, made with a stack instead of recursion; a model found in it is unstructured."""
+    if type(value) is not dict and type(value) is not list:
+        return value if type(value) in _ATOMS or not attrs.has(type(value)) else unstructure(value)
+    top: Any = {} if type(value) is dict else []
+    stack = [(value, top)]
+    while stack:
+        source, target = stack.pop()
+        if type(source) is dict:
+            for key, item in source.items():
+                target[key] = _copied(item, stack)
+        else:
+            append = target.append
+            for item in source:
+                append(_copied(item, stack))
+    return top
+
+
+def _copied(item: Any, stack: list[tuple[Any, Any]]) -> Any:
+    """One item of a container: itself if a scalar, an empty container filled later from ``stack``."""
+    kind = type(item)
+    if kind in _ATOMS:
+        return item
+    if kind is dict or kind is list:
+        copied: Any = {} if kind is dict else []
+        stack.append((item, copied))
+        return copied
+    return unstructure(item) if attrs.has(kind) else item
 
 
 def _structure_absent(converter: cattrs.Converter) -> Callable[[Any], Callable[[Any, Any], Any]]:
