@@ -46,6 +46,7 @@ from agentbeats_spec.models import (
     AgentbeatsToml,
     AnalysisSummary,
     AttemptResult,
+    AttemptResultV2,
     ExecutionIssue,
     ExperimentResults,
     MetricReport,
@@ -54,16 +55,20 @@ from agentbeats_spec.models import (
     ProgressSnapshot,
     RetryRecord,
     RunInfo,
+    RunInfoV2,
     RunParams,
     TaskDetail,
     TaskIndex,
+    TaskIndexV2,
     Trajectory,
     VerifyCase,
 )
 
 
 def warn_about(path: Path) -> AttemptResult:
-    result: AttemptResult = agentbeats_spec.load(path, "agentcompass-attempt")
+    result = agentbeats_spec.load(path, "agentcompass-attempt")
+    if isinstance(result, AttemptResultV2):  # the attempt of an agentcompass.task.v2 task: it has no issues yet
+        raise ValueError(f"{path} is a v2 attempt: convert its run with migrate_run first")
     issues = result.issues if result.issues is not ABSENT else []
     issue = ExecutionIssue(severity="warning", phase="cleanup", code="checked", message="reviewed by a person")
     return attrs.evolve(result, issues=[*issues, issue])
@@ -79,15 +84,18 @@ def category(task: TaskIndex) -> str:
 
 
 def every_kind_loads_as_its_model(run: Path) -> None:
-    """A literal kind gives its model class: no isinstance needed."""
+    """A literal kind gives its model class (a union where the kind has more than one version)."""
     limits = Limits(max_file_size=64 * 1024 * 1024, max_depth=256)
     repo: AgentbeatsToml = load(run / "agentbeats.toml", "abv3-repo", limits=limits)
     results: ExperimentResults = load(run / "results.json", "abv3-results")
     case: VerifyCase = load(run / "verify.case.json", "abb-case")
-    index: TaskIndex = load(run / "task.json", "agentcompass-task")
+    index: TaskIndex | TaskIndexV2 = load(run / "task.json", "agentcompass-task")
     detail: TaskDetail = load(run / "t.task-detail.json", "agentcompass-task-detail")
     retry: RetryRecord = load(run / "retry.json", "agentcompass-retry")
-    info: RunInfo = load(run / "run_info.json", "agentcompass-run-info")
+    info: RunInfo | RunInfoV2 = load(run / "run_info.json", "agentcompass-run-info")
+    version: str = index.schema_version  # a member of both versions
+    if isinstance(index, TaskIndexV2):  # narrowed like any union
+        print(f"{index.task_id}: agentcompass.task.v2; migrate_run converts its task")
     params: RunParams = load(run / "params.json", "agentcompass-params")
     metrics: MetricReport = load(run / "metrics.json", "agentcompass-metrics")
     summary: AnalysisSummary = load(run / "analysis_summary.json", "agentcompass-analysis-summary")
@@ -96,10 +104,11 @@ def every_kind_loads_as_its_model(run: Path) -> None:
     trajectory: Trajectory = loads(b'{"schema_version": "ACTF_v1.0", "steps": []}', "actf-trajectory")
     more_events: list[ProgressEvent] = loads("", "agentcompass-progress-events")
     event: ProgressEvent = from_dict("agentcompass-progress-events", {"event": "run_started"})
-    again: TaskIndex = from_dict("agentcompass-task", to_dict(index))
+    again: TaskIndex | TaskIndexV2 = from_dict("agentcompass-task", to_dict(index))
+    attempt: AttemptResult = loads(b'{"retry_count": 0}', "agentcompass-attempt")  # text tells no task: v3
     first_step: dict[str, object] = to_dict(trajectory.steps[0]) if trajectory.steps else {}  # a part of a model
     print(repo, results, case, detail, retry, info, params, metrics, summary, progress, events, trajectory,
-          more_events, event, again, first_step)  # fmt: skip
+          more_events, event, again, attempt, version, first_step)  # fmt: skip
 
 
 def whatever_kind(path: Path, name: str) -> str:

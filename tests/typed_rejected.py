@@ -9,13 +9,24 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentbeats_spec import dump, dumps, from_dict, load, loads, read_task, redact, to_atif, to_dict, validate
-from agentbeats_spec.models import AttemptResult, Model, ProgressEvent, Step, TaskDetail, TaskIndex, Trajectory
+from agentbeats_spec.models import (
+    AttemptResult,
+    AttemptResultV2,
+    Model,
+    ProgressEvent,
+    Step,
+    TaskDetail,
+    TaskIndex,
+    Trajectory,
+)
 
 
 def mistakes(path: Path, step: Step, attempt: AttemptResult) -> None:
     task: TaskIndex = load(path, "agentcompass-attempt")  # rejected: an attempt is not a task index
     trajectory: Trajectory = loads("{}", "agentcompass-task")  # rejected: nor a trajectory
     found: AttemptResult = load(path)  # rejected: without a kind, it may be any model
+    index: TaskIndex = load(path, "agentcompass-task")  # rejected: a v2 task.json loads as TaskIndexV2
+    legacy: AttemptResultV2 = loads("{}", "agentcompass-attempt")  # rejected: a text has no v2 task beside it
     events: list[ProgressEvent] = load(path, "agentcompass-progress")  # rejected: a snapshot, not events
     event: ProgressEvent = loads("", "agentcompass-progress-events")  # rejected: a JSON Lines text is a list
     detail: AttemptResult = read_task(path)  # rejected: a task detail record
@@ -27,4 +38,4 @@ def mistakes(path: Path, step: Step, attempt: AttemptResult) -> None:
     dumps({"task_id": "t"})  # rejected: a mapping is not a model
     to_dict({"task_id": "t"})  # rejected: nor to to_dict, which takes a model or a part of one
     to_atif("trajectory.json")  # rejected: a str is text to this package, not a path
-    print(task, trajectory, found, events, event, detail, other, model)
+    print(task, trajectory, found, index, legacy, events, event, detail, other, model)

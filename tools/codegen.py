@@ -32,9 +32,13 @@ MODELS = ROOT / "src" / "agentbeats_spec" / "models"
 HAND_WRITTEN = frozenset({"_kit.py", "_convert.py"})
 BASE = "https://agentbeats.dev/schemas/"
 
-# Root schemas, read from the package's kind table: the newest schema of each kind is its model's root.
-# (schema file: (family module, class name, kind name)), in the order of the table.
-ROOTS = {kind.latest.removeprefix(BASE): (kind.family, kind.model, kind.name) for kind in KINDS.values()}
+# Root schemas, read from the package's kind table: the schema of each version of a kind is the root of that
+# version's model. (schema file: (family module, class name, kind name, version)), in the order of the table.
+ROOTS = {
+    schema_id.removeprefix(BASE): (kind.family, kind.models[version], kind.name, version)
+    for kind in KINDS.values()
+    for version, schema_id in kind.versions.items()
+}
 FAMILY_TITLES = {
     "abv3": "ABV3-L1: agentbeats.toml and the experiment results.json",
     "abb": "ABB: the bug case (verify.case.json, an attempt's case.json)",
@@ -60,6 +64,7 @@ NAMES = {
     "agentcompass/attempt.v3.json#/$defs/artifactEntry": "ArtifactEntry",
     "agentcompass/attempt.v3.json#/$defs/analysisEntry": "AnalysisEntry",
     "agentcompass/attempt.v3.json#/$defs/meta": "Meta",
+    "agentcompass/attempt.v2.json#/$defs/meta": "MetaV2",
     "agentcompass/task.v3.json#/$defs/attemptPlan": "AttemptPlan",
     "common/defs.v1.json#/$defs/issue": "ExecutionIssue",
     "agentcompass/run-info.v3.json#/properties/reused_from": "ReusedFrom",
@@ -122,12 +127,21 @@ class Generator:
         if "const" in schema:
             return f"Literal[{schema['const']!r}]"
         if "enum" in schema:
-            return "Literal[" + ", ".join(repr(value) for value in schema["enum"]) + "]"
+            return _enum(schema["enum"])
         if "else" in schema and "$ref" in schema.get("else", {}):
             # "{} or a trajectory": an empty object, or the referenced shape.
             target_file, fragment, target = self.resolve(file, schema["else"]["$ref"])
             return f"{self.annotation(target, target_file, fragment, module)} | dict[str, Any]"
         types = schema.get("type")
+        if types is None and "if" in schema:
+            # "an object of this shape, or else one of these values": what then (or the if) allows, or what else does.
+            then = schema.get("then", schema["if"])
+            other = schema.get("else", True)
+            parts = [
+                self.annotation(then, file, where + "/then", module),
+                self.annotation(other, file, where + "/else", module),
+            ]
+            return _union(" | ".join(parts).split(" | "))
         if types is None:
             return "Any"
         names = [types] if isinstance(types, str) else types
@@ -158,10 +172,10 @@ class Generator:
         if location in self.located:
             return self.located[location]
         if where == "" and file in ROOTS:
-            module, name, kind = ROOTS[file]
+            module, name, kind, version = ROOTS[file]
         else:
             module = OWNER.get(file) or ROOTS[file][0]
-            name, kind = NAMES[location], None
+            name, kind, version = NAMES[location], None, None
         self.located[location] = (module, name)
         fields = []
         required = set(schema.get("required", ()))
@@ -172,7 +186,7 @@ class Generator:
             fields.append(self.field(member, subschema, member in required, file, place, module))
         open_object = schema.get("additionalProperties", True) is not False
         self.classes.setdefault(module, {})[name] = self.render_class(
-            name, schema.get("description") or schema.get("title"), fields, open_object, kind, location
+            name, schema.get("description") or schema.get("title"), fields, open_object, (kind, version), location
         )
         return module, name
 
@@ -192,14 +206,22 @@ class Generator:
         return f"    {python}: {annotation}{value}"
 
     def render_class(
-        self, name: str, doc: str | None, fields: list[str], open_object: bool, kind: str | None, location: str
+        self,
+        name: str,
+        doc: str | None,
+        fields: list[str],
+        open_object: bool,
+        root: tuple[str | None, str | None],
+        location: str,
     ) -> str:
         lines = ["@attrs.define(kw_only=True)", f"class {name}:"]
         text = (doc or name).strip()
         wrapped = textwrap.fill(text, 112, initial_indent="    ", subsequent_indent="    ")
         lines.append('    """' + wrapped.strip() + "\n\n" + f"    Generated from ``{location}``.\n" + '    """\n')
-        if kind is not None:
-            lines.append(f"    __kind__: ClassVar[str] = {kind!r}\n")
+        kind, version = root
+        if kind is not None:  # the model of a whole artifact: its kind, and its version as the kind table names it
+            lines.append(f"    __kind__: ClassVar[str] = {kind!r}")
+            lines.append(f"    __kind_version__: ClassVar[str] = {version!r}\n")
         lines.extend(fields)
         if open_object:
             lines.append(
@@ -257,12 +279,13 @@ def render_package(modules: list[str], classes: dict[str, dict[str, str]]) -> st
         exported += names
     constants_first = sorted(exported, key=lambda name: (not name.isupper(), name))  # as ruff's RUF022 sorts
     lines += ["", "__all__ = [" + ", ".join(repr(name) for name in constants_first) + "]", ""]
-    roots = [(kind, name) for _, name, kind in ROOTS.values()]
-    lines += ["# The model of a whole artifact, of any kind: what load() returns when it is not told the kind."]
-    lines += ["Model: TypeAlias = " + " | ".join(name for _, name in roots), ""]
-    lines += ["# The model class of each kind, as the package's kind table names it."]
+    every = [name for kind in KINDS.values() for name in reversed(kind.models.values())]  # the newest first
+    lines += ["# The model of a whole artifact, of any kind and version: what load() returns when no kind is named."]
+    lines += ["Model: TypeAlias = " + " | ".join(every), ""]
+    lines += ["# The model class of each kind's newest version, as the kind table names it (Kind.model); the"]
+    lines += ["# class of a document of any version is the one Kind.models names for its version."]
     lines += ["MODELS: dict[str, type[Model]] = {"]
-    lines += [f"    {kind!r}: {name}," for kind, name in roots]
+    lines += [f"    {kind.name!r}: {kind.model}," for kind in KINDS.values()]
     lines += ["}", ""]
     return "\n".join(lines)
 
@@ -272,6 +295,16 @@ def _python_name(member: str) -> str:
     if name[0].isdigit() or keyword.iskeyword(name):
         name += "_"
     return name
+
+
+def _enum(values: list[Any]) -> str:
+    """The type of one of these JSON values: a Literal of the scalars, beside the containers and null."""
+    scalars = [value for value in values if value is not None and not isinstance(value, (list, dict))]
+    parts = ["Literal[" + ", ".join(repr(value) for value in scalars) + "]"] if scalars else []
+    parts += ["list[Any]"] * any(isinstance(value, list) for value in values)
+    parts += ["dict[str, Any]"] * any(isinstance(value, dict) for value in values)
+    parts += ["None"] * (None in values)
+    return _union(parts)
 
 
 def _long(annotation: str) -> bool:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         AgentbeatsToml,
         AnalysisSummary,
         AttemptResult,
+        AttemptResultV2,
         ExperimentResults,
         MetricReport,
         Model,
@@ -28,9 +29,11 @@ if TYPE_CHECKING:
         ProgressSnapshot,
         RetryRecord,
         RunInfo,
+        RunInfoV2,
         RunParams,
         TaskDetail,
         TaskIndex,
+        TaskIndexV2,
         Trajectory,
         VerifyCase,
     )
@@ -141,10 +144,10 @@ def redact(value: object, *, allow_list: str | os.PathLike[str] | None = None) -
     if not attrs.has(type(value)):
         parsed: object = _redact.redact_data(value, allow)
         return parsed
-    kind = getattr(type(value), "__kind__", None)
+    kind = _kinds.of_model(type(value))
     if kind is None:
         raise TypeError(f"{type(value).__name__} is not the model of a whole artifact")
-    redacted: Model = from_dict(kind, _redact.redact_data(_document(value), allow))
+    redacted: Model = _one_model_of(_sources.examine_source(_redact.redact_data(_document(value), allow), kind))
     return redacted
 
 
@@ -165,8 +168,10 @@ def kinds() -> tuple[Kind, ...]:
     return tuple(KINDS.values())
 
 
-# One overload per kind, so that a type checker knows the model a literal kind gives; the kind table names the
-# classes (Kind.model) and tests/api/test_models.py checks these overloads against it.
+# One overload per kind, so that a type checker knows the model a literal kind gives: the union of the models of
+# its versions (Kind.models), newest first. A text or a mapping tells its version by its content only, so for
+# loads and from_dict a kind whose documents carry no version (an attempt: its task tells) gives its newest model.
+# tests/api/test_models.py checks these overloads against the kind table.
 @overload
 def load(path: PathLike, kind: Literal["abv3-repo"], *, limits: Limits | None = None) -> AgentbeatsToml: ...
 @overload
@@ -174,15 +179,21 @@ def load(path: PathLike, kind: Literal["abv3-results"], *, limits: Limits | None
 @overload
 def load(path: PathLike, kind: Literal["abb-case"], *, limits: Limits | None = None) -> VerifyCase: ...
 @overload
-def load(path: PathLike, kind: Literal["agentcompass-task"], *, limits: Limits | None = None) -> TaskIndex: ...
+def load(
+    path: PathLike, kind: Literal["agentcompass-task"], *, limits: Limits | None = None
+) -> TaskIndex | TaskIndexV2: ...
 @overload
-def load(path: PathLike, kind: Literal["agentcompass-attempt"], *, limits: Limits | None = None) -> AttemptResult: ...
+def load(
+    path: PathLike, kind: Literal["agentcompass-attempt"], *, limits: Limits | None = None
+) -> AttemptResult | AttemptResultV2: ...
 @overload
 def load(path: PathLike, kind: Literal["agentcompass-task-detail"], *, limits: Limits | None = None) -> TaskDetail: ...
 @overload
 def load(path: PathLike, kind: Literal["agentcompass-retry"], *, limits: Limits | None = None) -> RetryRecord: ...
 @overload
-def load(path: PathLike, kind: Literal["agentcompass-run-info"], *, limits: Limits | None = None) -> RunInfo: ...
+def load(
+    path: PathLike, kind: Literal["agentcompass-run-info"], *, limits: Limits | None = None
+) -> RunInfo | RunInfoV2: ...
 @overload
 def load(path: PathLike, kind: Literal["agentcompass-params"], *, limits: Limits | None = None) -> RunParams: ...
 @overload
@@ -207,8 +218,9 @@ def load(path: PathLike, kind: str | None = None, *, limits: Limits | None = Non
     """Read, validate and return the model of one artifact file.
 
     Raises :class:`InvalidDocument` carrying every issue when the file has an error (warnings do not stop
-    it). The model class follows the kind: ``agentbeats_spec.models.MODELS[kind]``; a JSON Lines file (progress
-    events) gives a list of them. Named as a literal, the kind also gives the return type to a type checker.
+    it). The model class follows the kind and the document's version (``Kind.models``: a v2 ``task.json`` is a
+    ``TaskIndexV2``, the attempts of its task are ``AttemptResultV2``); a JSON Lines file (progress events) gives
+    a list of them. Named as a literal, the kind also gives the return type to a type checker.
     """
     with applied(current().with_limits(limits)):
         examined = _sources.examine_named(Path(path), _kinds.get(kind) if kind else None)
@@ -222,7 +234,7 @@ def loads(source: str | bytes, kind: Literal["abv3-results"]) -> ExperimentResul
 @overload
 def loads(source: str | bytes, kind: Literal["abb-case"]) -> VerifyCase: ...
 @overload
-def loads(source: str | bytes, kind: Literal["agentcompass-task"]) -> TaskIndex: ...
+def loads(source: str | bytes, kind: Literal["agentcompass-task"]) -> TaskIndex | TaskIndexV2: ...
 @overload
 def loads(source: str | bytes, kind: Literal["agentcompass-attempt"]) -> AttemptResult: ...
 @overload
@@ -230,7 +242,7 @@ def loads(source: str | bytes, kind: Literal["agentcompass-task-detail"]) -> Tas
 @overload
 def loads(source: str | bytes, kind: Literal["agentcompass-retry"]) -> RetryRecord: ...
 @overload
-def loads(source: str | bytes, kind: Literal["agentcompass-run-info"]) -> RunInfo: ...
+def loads(source: str | bytes, kind: Literal["agentcompass-run-info"]) -> RunInfo | RunInfoV2: ...
 @overload
 def loads(source: str | bytes, kind: Literal["agentcompass-params"]) -> RunParams: ...
 @overload
@@ -257,7 +269,7 @@ def from_dict(kind: Literal["abv3-results"], data: Mapping[str, Any]) -> Experim
 @overload
 def from_dict(kind: Literal["abb-case"], data: Mapping[str, Any]) -> VerifyCase: ...
 @overload
-def from_dict(kind: Literal["agentcompass-task"], data: Mapping[str, Any]) -> TaskIndex: ...
+def from_dict(kind: Literal["agentcompass-task"], data: Mapping[str, Any]) -> TaskIndex | TaskIndexV2: ...
 @overload
 def from_dict(kind: Literal["agentcompass-attempt"], data: Mapping[str, Any]) -> AttemptResult: ...
 @overload
@@ -265,7 +277,7 @@ def from_dict(kind: Literal["agentcompass-task-detail"], data: Mapping[str, Any]
 @overload
 def from_dict(kind: Literal["agentcompass-retry"], data: Mapping[str, Any]) -> RetryRecord: ...
 @overload
-def from_dict(kind: Literal["agentcompass-run-info"], data: Mapping[str, Any]) -> RunInfo: ...
+def from_dict(kind: Literal["agentcompass-run-info"], data: Mapping[str, Any]) -> RunInfo | RunInfoV2: ...
 @overload
 def from_dict(kind: Literal["agentcompass-params"], data: Mapping[str, Any]) -> RunParams: ...
 @overload
@@ -332,19 +344,42 @@ def dump(model: Model, path: PathLike) -> None:
 
 def _model_of(examined: _examine.Examined) -> Model | list[ProgressEvent]:
     if examined.document.syntax == "jsonl":  # the text of a JSON Lines file: one model per line
-        from .models import MODELS, _convert
-
-        model = MODELS[_valid_kind(examined).name]
-        events: list[ProgressEvent] = [_convert.structure(record, model) for record in examined.document.data]
+        kind = _valid_kind(examined)
+        records = examined.document.data
+        events: list[ProgressEvent] = [
+            _structured(examined, kind, record, f" (record {number})") for number, record in enumerate(records, 1)
+        ]
         return events
     return _one_model_of(examined)
 
 
 def _one_model_of(examined: _examine.Examined) -> Model:
-    from .models import MODELS, _convert
-
-    structured: Model = _convert.structure(examined.document.data, MODELS[_valid_kind(examined).name])
+    structured: Model = _structured(examined, _valid_kind(examined), examined.document.data, "")
     return structured
+
+
+def _structured(examined: _examine.Examined, kind: Kind, data: Any, where: str) -> Any:
+    """The model of one valid document (or line), of the class its kind names for its version.
+
+    A value the model cannot hold is a fault of the models; it is raised as :class:`InvalidDocument` with a
+    located issue, never as a converter's own exception.
+    """
+    from . import models
+    from ._issues import Finding
+    from ._text import describe
+    from .models import _convert
+    from .reading._pointers import to_pointer
+
+    model = getattr(models, kind.model_of(data))
+    try:
+        return _convert.structure(data, model)
+    except _convert.Unrepresentable as fault:
+        message = (
+            f"{model.__name__} cannot hold {describe(fault.value)} here{where}, where it expects {fault.expected}, "
+            "though the document is valid: its model disagrees with its schema, a fault of agentbeats-spec to report"
+        )
+        finding = Finding(to_pointer(fault.tokens), "model.unrepresentable", message)
+        raise InvalidDocument(examined.with_findings([finding]).issues) from None
 
 
 def _valid_kind(examined: _examine.Examined) -> Kind:
@@ -355,10 +390,9 @@ def _valid_kind(examined: _examine.Examined) -> Kind:
 
 
 def checked(model: Model) -> tuple[Kind, dict[str, Any]]:
-    kind_name = getattr(type(model), "__kind__", None)
-    if kind_name is None:
+    kind = _kinds.of_model(type(model))  # checked against the schema of the model's version
+    if kind is None:
         raise TypeError(f"{type(model).__name__} is not the model of a whole artifact; see agentbeats_spec.kinds()")
-    kind = _kinds.get(kind_name)
     data = to_dict(model)
     examined = _examine.examine(_documents.from_data(data), kind, None)
     if not examined.valid:

@@ -26,6 +26,7 @@ FAMILIES: Mapping[str, str] = {
     "schema": "a JSON Schema keyword",
     "rule": "a cross-field rule",
     "legacy": "an older layout the reader still converts",
+    "model": "loading a valid document into its generated model",
     "jsonl": "reading JSON Lines",
     "atif": "reading an ATIF file to convert",
     "layout": "a run tree's layout",
@@ -151,6 +152,10 @@ TABLE: tuple[Code, ...] = (
     Code("rule.retry-counts-sparse", "warning", "retry_counts holds a zero; the map is sparse."),
     Code("rule.step-order", "error", "Trajectory step ids do not strictly increase."),
     Code("rule.shadowed-member", "error", "A model's unknown_members holds the name of one of its declared members."),
+    Code("model.unrepresentable", "error",
+        "A valid document holds a value its generated model cannot: a fault of the package, reported by load "
+        "instead of a converter's traceback.",
+    ),
     Code("rule.empty-object-list", "info", "{} where a list (or null) belongs."),
     Code("rule.timestamp", "error", "A timestamp that names no real date and time."),
     Code("rule.timestamp-offset", "info", "A timestamp without a UTC offset."),

@@ -329,6 +329,13 @@ def _refusals(tmp: Path) -> Iterator[Issue]:
         with pytest.raises(InvalidDocument) as raised:
             refused()
         yield from raised.value.issues
+    from agentbeats_spec import load
+
+    from .test_models import a_model_that_disagrees_with_its_schema
+
+    with a_model_that_disagrees_with_its_schema(), pytest.raises(InvalidDocument) as raised:
+        load(TASK_DIR / "task.json")  # valid, but not for the faulty model: model.unrepresentable
+    yield from raised.value.issues
     (tmp / "results.json").write_text('{"count": -1, "main_metric": 7}')
     yield from validate(tmp / "results.json", limits=Limits(max_issues=1))
     yield from validate(tmp / "results.json", limits=Limits(max_file_size=8))

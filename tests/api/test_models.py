@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import attrs
 import pytest
@@ -16,11 +19,34 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import agentbeats_spec
-from agentbeats_spec import InvalidDocument, dump, dumps, from_dict, kinds, load, loads, to_dict, validate
-from agentbeats_spec.models import ABSENT, MODELS, AttemptResult, Step, TaskIndex, Trajectory
+from agentbeats_spec import (
+    InvalidDocument,
+    dump,
+    dumps,
+    from_dict,
+    kinds,
+    load,
+    loads,
+    models,
+    redact,
+    to_dict,
+    validate,
+)
+from agentbeats_spec.models import (
+    ABSENT,
+    MODELS,
+    AnalysisEntry,
+    AttemptResult,
+    AttemptResultV2,
+    RunInfoV2,
+    Step,
+    TaskIndex,
+    TaskIndexV2,
+    Trajectory,
+)
 from agentbeats_spec.writing import _atomic
 
-from ..conftest import ROOT, TASK_DIR
+from ..conftest import ROOT, TASK_DIR, text
 from ..strategies import DOCUMENTS
 
 KINDS = sorted(DOCUMENTS)
@@ -249,13 +275,19 @@ def _overloads(function: str) -> dict[str, str]:
     return found
 
 
+def _returned(kind: agentbeats_spec.Kind, function: str) -> str:
+    """The models a function gives for a kind: those of every version that the source can tell, newest first.
+
+    A file's version is told by its content or by its task (an attempt); a text's or a mapping's by its content.
+    """
+    told = function == "load" or kind.version_field is not None
+    union = " | ".join(reversed(kind.models.values())) if told else kind.model
+    return f"list[{union}]" if kind.syntax == "jsonl" and function != "from_dict" else union
+
+
 @pytest.mark.parametrize("function", ["load", "loads", "from_dict"])
-def test_there_is_one_typed_overload_per_kind_and_it_names_the_kinds_model(function: str) -> None:
-    expected = {
-        kind.name: f"list[{kind.model}]" if kind.syntax == "jsonl" and function != "from_dict" else kind.model
-        for kind in kinds()
-    }
-    assert _overloads(function) == expected
+def test_there_is_one_typed_overload_per_kind_and_it_names_the_models_of_its_versions(function: str) -> None:
+    assert _overloads(function) == {kind.name: _returned(kind, function) for kind in kinds()}
     assert {name: model.__name__ for name, model in MODELS.items()} == {k.name: k.model for k in kinds()}
 
 
@@ -287,3 +319,98 @@ def test_an_unknown_member_cannot_shadow_a_declared_one_when_the_model_is_dumped
             write()
         assert [(i.code, i.pointer) for i in raised.value.issues] == [("rule.shadowed-member", "/steps/0/step_id")]
     assert not path.exists()
+
+
+V2_INDEX = '{\n  "schema_version": "agentcompass.task.v2",\n  "task_id": "t",\n  "attempts": {}\n}\n'
+
+
+def test_a_v2_task_index_loads_as_its_own_model_and_is_written_back_as_it_was(tmp_path: Path) -> None:
+    path = tmp_path / "task.json"
+    path.write_text(V2_INDEX)
+    for index in (load(path), load(path, "agentcompass-task"), loads(V2_INDEX), from_dict("agentcompass-task",
+                  json.loads(V2_INDEX))):  # fmt: skip
+        assert isinstance(index, TaskIndexV2) and index.attempts == {}  # no attempt yet: v3 refuses that, v2 not
+        assert dumps(index) == V2_INDEX
+    dump(load(path), path)
+    assert path.read_text() == V2_INDEX
+
+
+def test_an_attempt_of_a_v2_task_loads_as_a_v2_attempt_with_or_without_its_kind(tmp_path: Path) -> None:
+    task = tmp_path / "details" / "t--0"
+    (task / "attempt-1").mkdir(parents=True)
+    (task / "task.json").write_text(V2_INDEX.replace("{}", '{"1": "attempt-1"}'))
+    result = task / "attempt-1" / "result.json"
+    document = {"status": "completed", "metrics": {}, "final_answer": None, "trajectory": None,
+                "analysis_result": {"judge": {"score": 1}}, "meta": {"benchmark": [], "harness": {}},
+                "retry_count": 0, "error": ""}  # fmt: skip
+    result.write_text(text(document) + "\n")
+    for attempt in (load(result), load(result, "agentcompass-attempt")):
+        assert isinstance(attempt, AttemptResultV2)
+        assert attempt.analysis_result == {"judge": AnalysisEntry(score=1)} and attempt.meta.benchmark == []
+        assert attempt.error == "" and dumps(attempt) == result.read_text()
+        assert redact(attempt) == attempt  # checked against the v2 schema, as it was loaded
+    with pytest.raises(InvalidDocument) as raised:  # a text has no task beside it: it is checked as v3
+        loads(result.read_text(), "agentcompass-attempt")
+    assert ("schema.not-allowed", "/error") in {(i.code, i.pointer) for i in raised.value.issues}
+
+
+def test_a_v2_run_record_loads_as_its_own_model() -> None:
+    source = '{"schema_version": "agentcompass.run_info.v2", "run_id": "r", "request": {}, "zz_old": 1}'
+    info = loads(source)
+    assert isinstance(info, RunInfoV2) and info.unknown_members == {"zz_old": 1}
+    assert json.dumps(to_dict(info)) == source
+
+
+def test_a_model_is_written_only_if_it_is_valid_in_its_own_version(tmp_path: Path) -> None:
+    v3 = from_dict("agentcompass-task", {"schema_version": "agentcompass.task.v3", "task_id": "t",
+                                         "attempts": {"1": "attempt-1"}})  # fmt: skip
+    with pytest.raises(InvalidDocument) as raised:  # an empty attempt map: valid in v2, not in v3
+        dumps(attrs.evolve(v3, attempts={}))
+    assert [(i.code, i.pointer) for i in raised.value.issues] == [("schema.min-properties", "/attempts")]
+    assert dumps(TaskIndexV2(schema_version="agentcompass.task.v2", task_id="t", attempts={})) == V2_INDEX
+
+
+@attrs.define(kw_only=True)
+class _DisagreeingTaskIndex:
+    """A task index model whose attempts hold numbers: it disagrees with the schema, as a faulty generator might."""
+
+    __kind__: ClassVar[str] = "agentcompass-task"
+    __kind_version__: ClassVar[str] = "agentcompass.task.v3"
+
+    schema_version: str
+    task_id: str
+    attempts: dict[str, int]
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, alias="_order")
+
+
+@contextlib.contextmanager
+def a_model_that_disagrees_with_its_schema() -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(models, "TaskIndex", _DisagreeingTaskIndex)
+        yield
+
+
+def test_a_value_the_model_cannot_hold_is_a_located_issue_not_a_converters_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "task.json"
+    shutil.copy(TASK_DIR / "task.json", path)
+    with a_model_that_disagrees_with_its_schema(), pytest.raises(InvalidDocument) as raised:
+        load(path)
+    (issue,) = raised.value.issues
+    line = next(n for n, each in enumerate(path.read_text().splitlines(), 1) if '"1": "attempt-1"' in each)
+    assert (issue.code, issue.severity, issue.pointer, issue.line) == ("model.unrepresentable", "error",
+                                                                       "/attempts/1", line)  # fmt: skip
+    assert issue.message.startswith(
+        "_DisagreeingTaskIndex cannot hold the string 'attempt-1' here, where it expects int"
+    )
+
+
+def test_a_document_nested_as_deep_as_the_reader_allows_is_written_back_as_it_was() -> None:
+    """Values of any JSON shape are copied without recursion: to_dict and dumps never hit Python's stack limit."""
+    depth = agentbeats_spec.Limits().max_depth - 5  # the root, steps, a step and the innermost object and list
+    nested = json.loads("[" * depth + '{"a": [1, null]}' + "]" * depth)
+    source = text({"schema_version": "ACTF_v1.0", "steps": [{"step_id": 0, "user_content": nested, "zz_x": nested}]})
+    assert validate(source, "actf-trajectory") == []
+    trajectory = loads(source + "\n", "actf-trajectory")
+    assert dumps(trajectory) == source + "\n"
+    built = Trajectory(schema_version="ACTF_v1.0", steps=[Step(step_id=0, user_content=nested)])
+    assert to_dict(built)["steps"][0]["user_content"] == nested  # a model built, not loaded, is copied the same way

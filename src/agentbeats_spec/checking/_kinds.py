@@ -29,8 +29,9 @@ class Kind:
     ``file_match`` are the globs that name its files anywhere (one glob per path component, matched against the
     last components of a path); ``run_root_file`` is a name too common for that, which means this kind only at
     the root of an AgentCompass run. A ``version_field`` value starting with ``version_prefix`` names the kind
-    even when the version is one the package does not know. ``model`` is the class of its documents in
-    :mod:`agentbeats_spec.models`, which tools/codegen.py generates from the newest schema.
+    even when the version is one the package does not know. ``model`` is the class of its newest version's
+    documents in :mod:`agentbeats_spec.models`, ``older_models`` that of each older version (every version has
+    one: tools/codegen.py generates each class from its version's schema); ``models`` lists them all.
     """
 
     name: str
@@ -48,10 +49,22 @@ class Kind:
     version_prefix: str | None = None
     run_root_file: str | None = None
     model: str = attrs.field(kw_only=True)
+    older_models: Mapping[str, str] = attrs.field(kw_only=True, factory=dict)
 
     @property
     def latest(self) -> str:
         return list(self.versions.values())[-1]
+
+    @property
+    def models(self) -> dict[str, str]:
+        """The model class name of each version, by version (the newest last, as in ``versions``)."""
+        *older, newest = self.versions
+        return {**{version: self.older_models[version] for version in older}, newest: self.model}
+
+    def model_of(self, data: Any) -> str:
+        """The model class name of a valid document: that of the version whose schema it was checked against."""
+        schema_id = self.schema_id(data)
+        return next((self.models[v] for v, each in self.versions.items() if each == schema_id), self.model)
 
     def schema_id(self, data: Any) -> str | None:
         """The schema for this document, or None when its version is not one the package knows."""
@@ -124,6 +137,7 @@ KINDS: dict[str, Kind] = {
             unknown_version_note="AgentCompass 1.0.1 reads only agentcompass.task.v3 and agentcompass.task.v2",
             version_prefix="agentcompass.task.",
             model="TaskIndex",
+            older_models={"agentcompass.task.v2": "TaskIndexV2"},
         ),
         Kind(
             "agentcompass-attempt",
@@ -137,6 +151,7 @@ KINDS: dict[str, Kind] = {
             agentcompass.result,
             ("attempt-*/result.json",),
             model="AttemptResult",
+            older_models={"agentcompass.task.v2": "AttemptResultV2"},
         ),
         Kind(
             "agentcompass-task-detail",
@@ -176,6 +191,7 @@ KINDS: dict[str, Kind] = {
             "run_info.json has another version (runs of an older format must be rerun)",
             version_prefix="agentcompass.run_info.",
             model="RunInfo",
+            older_models={"agentcompass.run_info.v2": "RunInfoV2"},
         ),
         Kind(
             "agentcompass-params",
@@ -305,7 +321,18 @@ def is_run_root(folder: PurePath) -> bool:
 def pinned(kind: Kind, version: str) -> Kind:
     """``kind`` with only the schema (and rules) of one version: for files whose version their folder tells."""
     rules = _VERSION_RULES.get((kind.name, version), kind.rules)
-    return attrs.evolve(kind, versions={version: kind.versions[version]}, rules=rules)
+    model = kind.models[version]
+    return attrs.evolve(kind, versions={version: kind.versions[version]}, rules=rules, model=model, older_models={})
+
+
+def of_model(cls: type) -> Kind | None:
+    """The kind of a generated model of a whole artifact, pinned to the version its class names (``__kind_version__``;
+    a class that names none is checked against every version); None for any other class (a part of a model)."""
+    name, version = getattr(cls, "__kind__", None), getattr(cls, "__kind_version__", None)
+    if not isinstance(name, str):
+        return None
+    kind = get(name)
+    return pinned(kind, version) if isinstance(version, str) and version in kind.versions else kind
 
 
 def in_context(kind: Kind, path: Path) -> Kind:

@@ -86,7 +86,8 @@ def examine_named(path: Path, kind: _kinds.Kind | None) -> Examined:
     """
     with failing_on(str(path)):
         try:
-            known = kind or _kind_by_path(path)
+            # A kind named or told by the path: an attempt is of its task's version either way.
+            known = _kinds.in_context(kind, path) if kind is not None else _kind_by_path(path)
             syntax = known.syntax if known else _kinds.syntax_for(path)
             raw, problem = read_named(path)
             if problem is not None:

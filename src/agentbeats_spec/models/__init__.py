@@ -28,12 +28,15 @@ from .agentcompass import (
     AttemptPayload,
     AttemptPlan,
     AttemptResult,
+    AttemptResultV2,
     DeclaredArtifacts,
     ExecutionIssue,
     Meta,
+    MetaV2,
     MetricArtifacts,
     MetricArtifactsReport,
     MetricBreakdown,
+    MetricDisplay,
     MetricReport,
     MetricSeries,
     ParamsBenchmark,
@@ -44,10 +47,12 @@ from .agentcompass import (
     RetryRecord,
     ReusedFrom,
     RunInfo,
+    RunInfoV2,
     RunParams,
     SeriesCounts,
     TaskDetail,
     TaskIndex,
+    TaskIndexV2,
 )
 
 __all__ = [
@@ -65,6 +70,7 @@ __all__ = [
     "AttemptPayload",
     "AttemptPlan",
     "AttemptResult",
+    "AttemptResultV2",
     "CaseIssue",
     "DeclaredArtifacts",
     "Dependency",
@@ -73,9 +79,11 @@ __all__ = [
     "FaultLocation",
     "InstallSection",
     "Meta",
+    "MetaV2",
     "MetricArtifacts",
     "MetricArtifactsReport",
     "MetricBreakdown",
+    "MetricDisplay",
     "MetricReport",
     "MetricSeries",
     "Model",
@@ -90,6 +98,7 @@ __all__ = [
     "ReusedFrom",
     "RunConfigsSection",
     "RunInfo",
+    "RunInfoV2",
     "RunParams",
     "RunSection",
     "SeriesCounts",
@@ -97,20 +106,24 @@ __all__ = [
     "StepMetric",
     "TaskDetail",
     "TaskIndex",
+    "TaskIndexV2",
     "Trajectory",
     "VerifyCase",
 ]
 
-# The model of a whole artifact, of any kind: what load() returns when it is not told the kind.
+# The model of a whole artifact, of any kind and version: what load() returns when no kind is named.
 Model: TypeAlias = (
     AgentbeatsToml
     | ExperimentResults
     | VerifyCase
     | TaskIndex
+    | TaskIndexV2
     | AttemptResult
+    | AttemptResultV2
     | TaskDetail
     | RetryRecord
     | RunInfo
+    | RunInfoV2
     | RunParams
     | MetricReport
     | AnalysisSummary
@@ -119,7 +132,8 @@ Model: TypeAlias = (
     | Trajectory
 )
 
-# The model class of each kind, as the package's kind table names it.
+# The model class of each kind's newest version, as the kind table names it (Kind.model); the
+# class of a document of any version is the one Kind.models names for its version.
 MODELS: dict[str, type[Model]] = {
     "abv3-repo": AgentbeatsToml,
     "abv3-results": ExperimentResults,

@@ -62,6 +62,7 @@ class VerifyCase:
     """
 
     __kind__: ClassVar[str] = "abb-case"
+    __kind_version__: ClassVar[str] = "v1"
 
     case_id: str = attrs.field(repr=short_repr)
     issue: CaseIssue

@@ -33,6 +33,7 @@ class AgentbeatsToml:
     """
 
     __kind__: ClassVar[str] = "abv3-repo"
+    __kind_version__: ClassVar[str] = "v1"
 
     abv3_repo: RepoInfo
     run: RunSection
@@ -66,6 +67,7 @@ class ExperimentResults:
     """
 
     __kind__: ClassVar[str] = "abv3-results"
+    __kind_version__: ClassVar[str] = "v1"
 
     count: int
     main_metric: str = attrs.field(repr=short_repr)

@@ -73,6 +73,7 @@ class Trajectory:
     """
 
     __kind__: ClassVar[str] = "actf-trajectory"
+    __kind_version__: ClassVar[str] = "ACTF_v1.0"
 
     schema_version: Literal["ACTF_v1.0"]
     steps: list[Step] = attrs.field(repr=short_repr)

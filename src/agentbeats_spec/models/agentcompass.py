@@ -22,12 +22,15 @@ __all__ = [
     "AttemptPayload",
     "AttemptPlan",
     "AttemptResult",
+    "AttemptResultV2",
     "DeclaredArtifacts",
     "ExecutionIssue",
     "Meta",
+    "MetaV2",
     "MetricArtifacts",
     "MetricArtifactsReport",
     "MetricBreakdown",
+    "MetricDisplay",
     "MetricReport",
     "MetricSeries",
     "ParamsBenchmark",
@@ -38,10 +41,12 @@ __all__ = [
     "RetryRecord",
     "ReusedFrom",
     "RunInfo",
+    "RunInfoV2",
     "RunParams",
     "SeriesCounts",
     "TaskDetail",
     "TaskIndex",
+    "TaskIndexV2",
 ]
 
 
@@ -103,6 +108,7 @@ class AnalysisSummary:
     """
 
     __kind__: ClassVar[str] = "agentcompass-analysis-summary"
+    __kind_version__: ClassVar[str] = "v1"
 
     per_category_per_analyzer: list[AnalysisRow] = attrs.field(repr=short_repr)
     per_category_overall: list[AnalysisRow] = attrs.field(repr=short_repr)
@@ -188,6 +194,7 @@ class AttemptResult:
     """
 
     __kind__: ClassVar[str] = "agentcompass-attempt"
+    __kind_version__: ClassVar[str] = "agentcompass.task.v3"
 
     status: (
         Literal[
@@ -203,6 +210,42 @@ class AttemptResult:
     analysis_result: dict[str, AnalysisEntry] | Absent = attrs.field(default=ABSENT, repr=short_repr)
     meta: Meta | Absent = attrs.field(default=ABSENT)
     retry_count: int | Absent = attrs.field(default=ABSENT)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
+class AttemptResultV2:
+    """An attempt payload as AgentCompass 1.0.1 still reads it from a v2 task: the v3 members, plus the old `error`
+    text, which the conversion moves into artifacts.execution_diagnostics. `issues` is not read: the conversion
+    derives it from structured evidence (a failed artifact transfer, a judge failure) or, for an attempt without
+    an error, sets it to []. An attempt holding only retry_count is valid, as in v3.
+
+    Generated from ``agentcompass/attempt.v2.json#``.
+    """
+
+    __kind__: ClassVar[str] = "agentcompass-attempt"
+    __kind_version__: ClassVar[str] = "agentcompass.task.v2"
+
+    status: (
+        Literal[
+            "completed", "skipped", "run_error", "eval_error", "run_error_or_eval_error", "cancelled", "interrupted"
+        ]
+        | Absent
+    ) = attrs.field(default=ABSENT)
+    metrics: dict[str, bool | int | float] | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    final_answer: Any = attrs.field(default=ABSENT, repr=short_repr)
+    trajectory: Trajectory | dict[str, Any] | Literal[""] | list[Any] | Absent | None = attrs.field(
+        default=ABSENT, repr=short_repr
+    )
+    issues: Any = attrs.field(default=ABSENT, repr=short_repr)
+    artifacts: Artifacts | Absent = attrs.field(default=ABSENT)
+    analysis_result: dict[str, AnalysisEntry] | Literal[""] | list[Any] | Absent | None = attrs.field(
+        default=ABSENT, repr=short_repr
+    )
+    meta: MetaV2 | Absent = attrs.field(default=ABSENT)
+    retry_count: int | Absent = attrs.field(default=ABSENT)
+    error: Any = attrs.field(default=ABSENT, repr=short_repr)
     unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
@@ -253,6 +296,19 @@ class Meta:
 
 
 @attrs.define(kw_only=True)
+class MetaV2:
+    """Namespaced extension data: both namespaces present, each an object or an empty value (null, "" or []), which
+    the reader keeps as {}.
+
+    Generated from ``agentcompass/attempt.v2.json#/$defs/meta``.
+    """
+
+    benchmark: dict[str, Any] | Literal[""] | list[Any] | None = attrs.field(repr=short_repr)
+    harness: dict[str, Any] | Literal[""] | list[Any] | None = attrs.field(repr=short_repr)
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
 class MetricArtifacts:
     """What produced the current metrics.json and summary.md.
 
@@ -294,6 +350,20 @@ class MetricBreakdown:
 
 
 @attrs.define(kw_only=True)
+class MetricDisplay:
+    """Human-facing metadata; it never changes reduction semantics.
+
+    Generated from ``agentcompass/metrics.v1.json#/$defs/display``.
+    """
+
+    label: str = attrs.field(repr=short_repr)
+    description: str | None = attrs.field(repr=short_repr)
+    unit: str | None = attrs.field(repr=short_repr)
+    precision: int | None
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
 class MetricReport:
     """The canonical run-level metric report that AgentCompass 1.0.1 writes at the run root (a MetricReport): the
     attempt plan, how the series were aggregated, and every standard and benchmark-derived series with its
@@ -303,6 +373,7 @@ class MetricReport:
     """
 
     __kind__: ClassVar[str] = "agentcompass-metrics"
+    __kind_version__: ClassVar[str] = "v1"
 
     k: int
     strategy: str = attrs.field(repr=short_repr)
@@ -326,7 +397,7 @@ class MetricSeries:
     reducer: str = attrs.field(repr=short_repr)
     role: Literal["headline", "auxiliary"]
     aggregation: str = attrs.field(repr=short_repr)
-    display: Any = attrs.field(repr=short_repr)
+    display: MetricDisplay | None
     k: int
     value: int | float | None
     reference_value: int | float | None
@@ -370,6 +441,7 @@ class ProgressEvent:
     """
 
     __kind__: ClassVar[str] = "agentcompass-progress-events"
+    __kind_version__: ClassVar[str] = "v1"
 
     run_id: str = attrs.field(repr=short_repr)
     event: str = attrs.field(repr=short_repr)
@@ -396,6 +468,7 @@ class ProgressSnapshot:
     """
 
     __kind__: ClassVar[str] = "agentcompass-progress"
+    __kind_version__: ClassVar[str] = "v1"
 
     run_id: str = attrs.field(repr=short_repr)
     benchmark: str | None = attrs.field(repr=short_repr)
@@ -445,6 +518,7 @@ class RetryRecord:
     """
 
     __kind__: ClassVar[str] = "agentcompass-retry"
+    __kind_version__: ClassVar[str] = "agentcompass.retry.v1"
 
     schema_version: Literal["agentcompass.retry.v1"]
     task_id: str = attrs.field(repr=short_repr)
@@ -485,6 +559,7 @@ class RunInfo:
     """
 
     __kind__: ClassVar[str] = "agentcompass-run-info"
+    __kind_version__: ClassVar[str] = "agentcompass.run_info.v3"
 
     schema_version: Literal["agentcompass.run_info.v3"]
     run_id: str = attrs.field(repr=short_repr)
@@ -501,6 +576,24 @@ class RunInfo:
 
 
 @attrs.define(kw_only=True)
+class RunInfoV2:
+    """What AgentCompass 1.0.1 still accepts of a run record written by an older version: schema_version, a non-
+    empty run_id and a request object. Its other members are not read.
+
+    Generated from ``agentcompass/run-info.v2.json#``.
+    """
+
+    __kind__: ClassVar[str] = "agentcompass-run-info"
+    __kind_version__: ClassVar[str] = "agentcompass.run_info.v2"
+
+    schema_version: Literal["agentcompass.run_info.v2"]
+    run_id: str = attrs.field(repr=short_repr)
+    request: dict[str, Any] = attrs.field(repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
 class RunParams:
     """The sanitized parameters of a run, written at its root by AgentCompass 1.0.1 when results are saved:
     sensitive values redacted, internal (_-prefixed) and empty values left out, keys sorted.
@@ -509,6 +602,7 @@ class RunParams:
     """
 
     __kind__: ClassVar[str] = "agentcompass-params"
+    __kind_version__: ClassVar[str] = "v1"
 
     benchmark: ParamsBenchmark | Absent = attrs.field(default=ABSENT)
     model: dict[str, Any] | Absent = attrs.field(default=ABSENT, repr=short_repr)
@@ -541,6 +635,7 @@ class TaskDetail:
     """
 
     __kind__: ClassVar[str] = "agentcompass-task-detail"
+    __kind_version__: ClassVar[str] = "agentcompass.task.v3"
 
     task_id: str = attrs.field(repr=short_repr)
     category: str | None = attrs.field(repr=short_repr)
@@ -562,8 +657,30 @@ class TaskIndex:
     """
 
     __kind__: ClassVar[str] = "agentcompass-task"
+    __kind_version__: ClassVar[str] = "agentcompass.task.v3"
 
     schema_version: Literal["agentcompass.task.v3"]
+    task_id: str = attrs.field(repr=short_repr)
+    category: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
+    ground_truth: Any = attrs.field(default=ABSENT, repr=short_repr)
+    attempt_plan: AttemptPlan | Absent = attrs.field(default=ABSENT)
+    attempts: dict[str, str] = attrs.field(repr=short_repr)
+    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
+
+
+@attrs.define(kw_only=True)
+class TaskIndexV2:
+    """The index an older AgentCompass wrote in details/<task-dir>/task.json, with no state folder. AgentCompass
+    1.0.1 still reads it, converting each attempt payload on read; `agentbeats-spec migrate` rewrites it as
+    agentcompass.task.v3. Its members are those of the v3 index.
+
+    Generated from ``agentcompass/task.v2.json#``.
+    """
+
+    __kind__: ClassVar[str] = "agentcompass-task"
+    __kind_version__: ClassVar[str] = "agentcompass.task.v2"
+
+    schema_version: Literal["agentcompass.task.v2"]
     task_id: str = attrs.field(repr=short_repr)
     category: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
     ground_truth: Any = attrs.field(default=ABSENT, repr=short_repr)
