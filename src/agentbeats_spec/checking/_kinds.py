@@ -337,14 +337,14 @@ def of_model(cls: type) -> Kind | None:
 
 def in_context(kind: Kind, path: Path) -> Kind:
     """The version of an attempt result is its task's: a v2 task's attempts are checked as v2 payloads."""
-    if kind.name != "agentcompass-attempt":
-        return kind
+    if kind.name != "agentcompass-attempt" or len(kind.versions) == 1:
+        return kind  # another kind, or one its folder already pinned (a task unit reads its index once)
     index = path.parent.parent / "task.json"
     try:
         version = json.loads(index.read_bytes()).get("schema_version")
     except (OSError, ValueError, AttributeError):
         return kind  # no readable task index beside it: checked as the current version
-    return pinned(kind, version) if version in kind.versions else kind
+    return pinned(kind, version) if isinstance(version, str) and version in kind.versions else kind
 
 
 def from_content(data: Any) -> Kind | None:
