@@ -1,15 +1,39 @@
-"""Canonical serialization and atomic writes: a failed write leaves the old file as it was."""
+"""Canonical serialization and safe writes: a failed write leaves the old file as it was, and no write leaves the
+tree it was meant for.
+
+Every writer of the package writes through :class:`Folder`: a folder held open by a descriptor. The folder a
+caller names is opened as named (the caller chose it, links in its path included); every folder below it is
+opened one name at a time with ``O_DIRECTORY | O_NOFOLLOW``, so a symbolic link in the tree being written (a
+linked ``details/``, state folder or attempt folder, or one swapped in while the write runs) is refused with a
+:class:`WriteError` and never followed. Files are made relative to the open folder (``dir_fd=``): temporary files
+with ``O_CREAT | O_EXCL | O_NOFOLLOW``, renames from one open folder to another. A name changed on disk after its
+folder was opened cannot redirect what is written into it.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
+import secrets
+import shutil
+import stat
+import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .._issues import WriteError
 from ..reading._documents import Syntax
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+Kind = Literal["folder", "file", "link", "other"]
+LINK_REASON = "it is a symbolic link, and writers never follow a link in the tree they write"
 
 
 def serialize(data: Any, syntax: Syntax) -> bytes:
@@ -31,57 +55,302 @@ def serialize(data: Any, syntax: Syntax) -> bytes:
         return (json.dumps(data, ensure_ascii=True, indent=2, allow_nan=False) + "\n").encode("ascii")
 
 
-def write_atomic(path: Path, content: bytes) -> None:
+def write_atomic(path: str | os.PathLike[str], content: bytes) -> None:
     """Write ``content`` to ``path`` so that readers see the old file or the new one, never a part.
 
-    A temporary file in the same folder is written, flushed and fsynced, then renamed over the target;
-    on any failure the temporary file is removed and the target is untouched. A failure of the system
-    (permissions, a missing folder, a full disk, a read-only file system) raises :class:`WriteError`, which
-    names the target, never the temporary file.
+    The folder of ``path`` is the caller's (opened as named); the file is written in it by :meth:`Folder.write`.
+    A failure of the system (permissions, a missing folder, a full disk, a read-only file system) raises
+    :class:`WriteError`, which names the target, never the temporary file.
     """
-    import tempfile
+    target = Path(path)
+    with Folder.root(target.parent, target=target) as folder:
+        folder.write(target.name, content)
 
-    directory = path.parent
-    try:
-        mode = _mode_for(path)
-        descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    except OSError as error:
-        raise WriteError.of(path, error) from None
-    try:
-        with os.fdopen(descriptor, "wb") as stream:
-            stream.write(content)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException as error:
+
+def refused(target: str | os.PathLike[str], reason: str, code: int = errno.EPERM) -> WriteError:
+    """A write refused because of what the target holds: ``cannot write TARGET: reason``."""
+    return WriteError.of(target, OSError(code, reason))
+
+
+class Folder:
+    """A folder held open by a descriptor; ``path`` is how it was reached, for messages only.
+
+    Every operation is relative to the descriptor and follows no link. Use it as a context manager (or call
+    :meth:`close`).
+    """
+
+    __slots__ = ("fd", "path")
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self.fd = fd
+
+    @classmethod
+    def root(
+        cls, path: str | os.PathLike[str], *, create: bool = False, target: str | os.PathLike[str] | None = None
+    ) -> Folder:
+        """The folder a caller named, opened as named; ``create`` makes it (and its parents) first. A failure
+        is a :class:`WriteError` naming ``target`` (by default the folder)."""
+        folder = Path(path)
+        try:
+            if create:
+                folder.mkdir(parents=True, exist_ok=True)
+            return cls(folder, os.open(folder, os.O_RDONLY | _DIRECTORY | _CLOEXEC))
+        except OSError as error:
+            raise WriteError.of(target if target is not None else (error.filename or folder), error) from None
+
+    def __enter__(self) -> Folder:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __repr__(self) -> str:
+        return f"Folder({str(self.path)!r})"
+
+    # -- what is there
+
+    def kind(self, name: str) -> Kind | None:
+        """What ``name`` is in this folder, its link not followed; None when there is nothing of that name."""
+        _check_name(self.path, name)
+        try:
+            mode = os.stat(name, dir_fd=self.fd, follow_symlinks=False).st_mode
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            raise WriteError.of(self.path / name, error) from None
+        if stat.S_ISLNK(mode):
+            return "link"
+        if stat.S_ISDIR(mode):
+            return "folder"
+        return "file" if stat.S_ISREG(mode) else "other"
+
+    def names(self) -> list[str]:
+        """The names in this folder, sorted."""
+        try:
+            return sorted(os.listdir(self.fd))
+        except OSError as error:
+            raise WriteError.of(self.path, error) from None
+
+    def same_as(self, other: Folder) -> bool:
+        return os.path.samestat(os.fstat(self.fd), os.fstat(other.fd))
+
+    # -- folders below
+
+    def child(self, name: str, *, create: bool = False, new: bool = False) -> Folder:
+        """The folder ``name`` in this one, never through a link; ``create`` makes it when missing, ``new`` makes
+        it and refuses one that is already there. Anything else (a link, a file) is a :class:`WriteError`."""
+        _check_name(self.path, name)
+        if create or new:
+            try:
+                os.mkdir(name, 0o777, dir_fd=self.fd)
+            except FileExistsError:
+                if new:
+                    raise refused(self.path / name, "it already exists", errno.EEXIST) from None
+            except OSError as error:
+                raise WriteError.of(self.path / name, error) from None
+        try:
+            descriptor = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=self.fd)
+        except OSError as error:
+            raise self._refusal(name, error) from None
+        return Folder(self.path / name, descriptor)
+
+    def find(self, name: str) -> Folder | None:
+        """The folder ``name`` if there is one; None when nothing is there; a link or a file is refused."""
+        try:
+            return self.child(name)
+        except WriteError as error:
+            if error.errno == errno.ENOENT and self.kind(name) is None:
+                return None
+            raise
+
+    def descend(self, names: Iterable[str], *, create: bool = False) -> Folder:
+        """The folder reached by ``names`` from this one, one name at a time (a new descriptor: close it)."""
+        current = Folder(self.path, os.dup(self.fd))
+        for name in names:
+            try:
+                below = current.child(name, create=create)
+            finally:
+                current.close()
+            current = below
+        return current
+
+    def _refusal(self, name: str, error: OSError) -> WriteError:
+        if error.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK) and self.kind(name) == "link":
+            return refused(self.path / name, LINK_REASON, errno.ELOOP)
+        if error.errno == errno.ENOTDIR:
+            return refused(self.path / name, "it is not a folder", errno.ENOTDIR)
+        return WriteError.of(self.path / name, error)
+
+    # -- files
+
+    def write(self, name: str, content: bytes) -> None:
+        """Replace (or make) the file ``name`` atomically: a temporary file beside it, written, fsynced, given
+        the mode of the file it replaces, renamed over it; then the folder is fsynced. On any failure the
+        temporary file is removed and the old file is as it was. A link of that name is replaced, never followed.
+        """
+        _check_name(self.path, name)
+        target = self.path / name
+        try:
+            mode = self._mode_for(name)
+            descriptor, temporary = self._temporary(name)
+        except OSError as error:
+            raise WriteError.of(target, error) from None
+        try:
+            try:
+                stream = os.fdopen(descriptor, "wb")
+            except BaseException:
+                os.close(descriptor)
+                raise
+            with stream:
+                stream.write(content)
+                stream.flush()
+                os.fchmod(stream.fileno(), mode)
+                os.fsync(stream.fileno())
+            os.replace(temporary, name, src_dir_fd=self.fd, dst_dir_fd=self.fd)
+        except BaseException as error:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary, dir_fd=self.fd)
+            if isinstance(error, OSError):
+                raise WriteError.of(target, error) from None
+            raise
+        self.sync()
+
+    def _temporary(self, name: str) -> tuple[int, str]:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+        for _ in range(100):
+            temporary = f".{name}.{secrets.token_hex(4)}.tmp"
+            try:
+                return os.open(temporary, flags, 0o600, dir_fd=self.fd), temporary
+            except FileExistsError:
+                continue
+        raise FileExistsError(errno.EEXIST, "no free temporary name")  # pragma: no cover - 2**32 names each time
+
+    def _mode_for(self, name: str) -> int:
+        """Keep the permissions of the file being replaced; a new file gets the usual 0o666 less the umask."""
+        try:
+            found = os.stat(name, dir_fd=self.fd, follow_symlinks=False)
+        except FileNotFoundError:
+            found = None
+        if found is not None and stat.S_ISREG(found.st_mode):
+            return found.st_mode & 0o7777
+        return 0o666 & ~umask()
+
+    def links_of(self, name: str) -> int:
+        """How many names the file ``name`` has (1 when it is missing or not a regular file)."""
+        try:
+            found = os.stat(name, dir_fd=self.fd, follow_symlinks=False)
+        except OSError:
+            return 1
+        return found.st_nlink if stat.S_ISREG(found.st_mode) else 1
+
+    def read(self, name: str, limit: int) -> bytes | None:
+        """The bytes of the regular file ``name`` (at most ``limit``), never through a link and never blocking on
+        a FIFO; None when nothing is there. A link, a folder or a special file is refused."""
+        _check_name(self.path, name)
+        try:
+            descriptor = os.open(name, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC, dir_fd=self.fd)
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            raise self._refusal(name, error) from None
+        try:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                raise refused(self.path / name, "it is not a regular file", errno.EINVAL)
+            chunks, size = [], 0
+            while size <= limit:
+                chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+            if size > limit:
+                raise refused(self.path / name, f"it is larger than {limit} bytes", errno.EFBIG)
+            return b"".join(chunks)
+        except OSError as error:
+            if isinstance(error, WriteError):
+                raise
+            raise WriteError.of(self.path / name, error) from None
+        finally:
+            os.close(descriptor)
+
+    def copy_file_from(self, source: Folder, name: str, new_name: str | None = None) -> None:
+        """A copy of the regular file ``name`` of ``source`` (never through a link), made here as a new file
+        with its mode and times."""
+        copy_file(source, name, self, new_name or name)
+
+    # -- moving and removing
+
+    def rename(self, name: str, target: Folder, new_name: str) -> None:
+        """Move ``name`` of this folder to ``new_name`` of ``target`` (both open): the entry itself moves, even a
+        link, and nothing is followed. A folder already at the target is refused."""
+        _check_name(self.path, name)
+        _check_name(target.path, new_name)
+        if target.kind(new_name) is not None:
+            raise refused(target.path / new_name, "it already exists", errno.EEXIST)
+        try:
+            os.rename(name, new_name, src_dir_fd=self.fd, dst_dir_fd=target.fd)
+        except OSError as error:
+            raise WriteError.of(target.path / new_name, error) from None
+
+    def remove_tree(self, name: str) -> None:
+        """Delete ``name`` and all below it, never following a link."""
+        _check_name(self.path, name)
+        if sys.version_info >= (3, 11):
+            shutil.rmtree(name, dir_fd=self.fd)
+        else:  # pragma: no cover - Python 3.10: shutil.rmtree still never follows a link below its root
+            if self.kind(name) == "folder":
+                shutil.rmtree(self.path / name)
+
+    def sync(self) -> None:
+        """Make the renames in this folder durable, where the platform allows."""
         with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        if isinstance(error, OSError):
-            raise WriteError.of(path, error) from None
-        raise
-    _sync_directory(directory)
+            os.fsync(self.fd)
 
 
-def _mode_for(path: Path) -> int:
-    """Keep the permissions of the file being replaced; a new file gets the usual 0o666 less the umask."""
+def copy_file(source: Folder, name: str, target: Folder, new_name: str) -> None:
+    """Copy a regular file from one open folder to another: read with ``O_NOFOLLOW``, written with ``O_EXCL``, its
+    mode and times kept. A link or a special file in place of ``name`` is refused (:class:`WriteError`)."""
     try:
-        return path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
-def _sync_directory(directory: Path) -> None:
-    """Make the rename itself durable, where the platform allows opening a folder."""
+        reading = os.open(name, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC, dir_fd=source.fd)
+    except OSError as error:
+        raise source._refusal(name, error) from None
     try:
-        descriptor = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:
-        pass
+        found = os.fstat(reading)
+        if not stat.S_ISREG(found.st_mode):
+            raise refused(source.path / name, "it is not a regular file", errno.EINVAL)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+        try:
+            writing = os.open(new_name, flags, 0o600, dir_fd=target.fd)
+        except OSError as error:
+            raise WriteError.of(target.path / new_name, error) from None
+        try:
+            while chunk := os.read(reading, 1 << 20):
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(writing, view) :]
+            os.fchmod(writing, stat.S_IMODE(found.st_mode))
+            os.utime(writing, ns=(found.st_atime_ns, found.st_mtime_ns))
+        except OSError as error:
+            raise WriteError.of(target.path / new_name, error) from None
+        finally:
+            os.close(writing)
     finally:
-        os.close(descriptor)
+        os.close(reading)
+
+
+def _check_name(folder: Path, name: str) -> None:
+    """One name inside a folder, never a way out of it."""
+    if name in ("", ".", "..") or "/" in name or "\0" in name or (os.sep != "/" and os.sep in name):
+        raise refused(folder / name, "it is not a plain name inside its folder", errno.EINVAL)
+
+
+def umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
