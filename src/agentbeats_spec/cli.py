@@ -439,7 +439,16 @@ def _redact(arguments: argparse.Namespace) -> int:
     if note is not None:
         print(f"agentbeats-spec: warning: {note}", file=sys.stderr)
     if arguments.in_place or arguments.output:
+        others = _atomic.other_names(path) if arguments.in_place and content != raw else 0
         _atomic.write_atomic(path if arguments.in_place else arguments.output, content)
+        if others:  # the file was replaced, not edited: its other hard links still name the old bytes
+            from ._text import printable
+
+            print(
+                f"agentbeats-spec: warning: {printable(str(path), controls=True)} has {others} other hard link(s); "
+                "they still hold the secrets: redact or remove them too",
+                file=sys.stderr,
+            )
     else:
         sys.stdout.flush()
         sys.stdout.buffer.write(content)

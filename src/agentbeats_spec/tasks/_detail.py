@@ -594,6 +594,14 @@ def _move(lock: _TaskLock, details: _atomic.Folder, state: str) -> None:
             raise SpecError(f"{parent.path / lock.name} already exists; the task has two result folders")
         _each_stored_folder(lock.folder, lambda folder: _relocate_files(folder, old, new))
         assert lock.parent is not None
+        here = lock.parent.path / lock.name
+        try:
+            named = os.stat(lock.name, dir_fd=lock.parent.fd, follow_symlinks=False)
+        except OSError as error:
+            raise WriteError.of(here, error) from None
+        if not os.path.samestat(named, os.fstat(lock.folder.fd)):  # what the name leads to is not what was written
+            reason = "the task folder was replaced while it was written; it is not moved"
+            raise _atomic.refused(here, reason, errno.EBUSY)
         os.replace(lock.name, lock.name, src_dir_fd=lock.parent.fd, dst_dir_fd=parent.fd)
         parent.sync()
         lock.moved(state, parent.descend([]))

@@ -67,6 +67,16 @@ def write_atomic(path: str | os.PathLike[str], content: bytes) -> None:
         folder.write(target.name, content)
 
 
+def other_names(path: str | os.PathLike[str]) -> int:
+    """How many other hard links the regular file at ``path`` has (0 for a link, a missing or a special file): a
+    write replaces the name it is given, and the others keep the old content."""
+    try:
+        found = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return 0
+    return found.st_nlink - 1 if stat.S_ISREG(found.st_mode) else 0
+
+
 def refused(target: str | os.PathLike[str], reason: str, code: int = errno.EPERM) -> WriteError:
     """A write refused because of what the target holds: ``cannot write TARGET: reason``."""
     return WriteError.of(target, OSError(code, reason))
@@ -241,14 +251,6 @@ class Folder:
             return found.st_mode & 0o7777
         return 0o666 & ~umask()
 
-    def links_of(self, name: str) -> int:
-        """How many names the file ``name`` has (1 when it is missing or not a regular file)."""
-        try:
-            found = os.stat(name, dir_fd=self.fd, follow_symlinks=False)
-        except OSError:
-            return 1
-        return found.st_nlink if stat.S_ISREG(found.st_mode) else 1
-
     def read(self, name: str, limit: int) -> bytes | None:
         """The bytes of the regular file ``name`` (at most ``limit``), never through a link and never blocking on
         a FIFO; None when nothing is there. A link, a folder or a special file is refused."""
@@ -278,11 +280,6 @@ class Folder:
             raise WriteError.of(self.path / name, error) from None
         finally:
             os.close(descriptor)
-
-    def copy_file_from(self, source: Folder, name: str, new_name: str | None = None) -> None:
-        """A copy of the regular file ``name`` of ``source`` (never through a link), made here as a new file
-        with its mode and times."""
-        copy_file(source, name, self, new_name or name)
 
     # -- moving and removing
 
