@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from agentbeats_spec import ArtifactsUnavailable, SpecError, WriteError, dump, load, migrate_run, read_task, write_task
-from agentbeats_spec.cli import main
 from agentbeats_spec._text import quote
+from agentbeats_spec.cli import main
 from agentbeats_spec.layouts.agentcompass import MIGRATION_STAGING, task_folder_name
 from agentbeats_spec.writing import _atomic
 
@@ -131,8 +131,9 @@ def test_a_task_index_that_is_a_link_is_not_read(tmp_path: Path, sentinel: Calla
 # -- write_task: a link planted in the target run is refused, never followed -----------------------------------
 
 
-@pytest.mark.parametrize("where", ["details", "details/running", "details/running/TASK", "details/running/TASK/attempt-2",
-                                   "details/error"])  # fmt: skip
+@pytest.mark.parametrize(
+    "where", ["details", "details/running", "details/running/TASK", "details/running/TASK/attempt-2", "details/error"]
+)
 def test_write_task_never_writes_through_a_link_in_the_run(
     tmp_path: Path, sentinel: Callable[[], None], where: str
 ) -> None:
