@@ -467,6 +467,22 @@ def test_migrate_never_files_a_task_through_a_linked_state_folder(
     assert not (where / MIGRATION_STAGING).exists()
 
 
+def test_migrate_never_takes_a_linked_v3_twin_for_the_task(
+    tmp_path: Path, sentinel: Callable[[], None], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A link where the converted task belongs (details/normal/<task>) is not a twin to compare with: refused."""
+    run = _v2_run(tmp_path / "run")
+    name = task_folder_name("clean #1")
+    (run / "details" / "normal").mkdir()
+    (run / "details" / "normal" / name).symlink_to(outside(tmp_path), target_is_directory=True)
+    assert main(["migrate", str(run), "--in-place"]) == 1
+    assert f"refused        details/{name}: cannot write {run / 'details' / 'normal' / name}: {LINK}\n" in (
+        capsys.readouterr().out
+    )
+    sentinel()
+    assert (run / "details" / name / "task.json").is_file()
+
+
 def test_migrate_never_writes_through_a_linked_attempt_folder(
     tmp_path: Path, sentinel: Callable[[], None], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -30,7 +30,8 @@ from .._text import printable, quote
 from ..layouts import agentcompass as layout
 from ..records._states import STATES
 from ..walk._fs import is_file, is_folder
-from ..writing._atomic import Folder, copy_file
+from ..writing._atomic import LINK_REASON, Folder, copy_file
+from ..writing._atomic import refused as _refused
 
 if TYPE_CHECKING:
     from ..models import TaskDetail
@@ -277,7 +278,10 @@ def _migrate_task(root: Folder, staging: Folder, key: str, task: _Task) -> str:
             written_parent.rename(written, old_parent, name)
         else:
             final_parent = stack.enter_context(root.descend(final_at, create=True))
-            if final_parent.kind(final_name) is not None:
+            found = final_parent.kind(final_name)
+            if found not in (None, "folder"):
+                raise _refused(final_parent.path / final_name, LINK_REASON if found == "link" else "it is not a folder")
+            if found is not None:
                 # Both exist: a migration stopped between its two renames, or the run holds the task twice.
                 if not _same_tree(stage.path / "details" / state / written, root.path / task.target):
                     return (
