@@ -8,7 +8,6 @@ for byte, what it was: the same names, the same modes, the same contents.
 from __future__ import annotations
 
 import contextlib
-import copy
 import json
 import os
 import shutil
@@ -20,7 +19,18 @@ from typing import Any
 
 import pytest
 
-from agentbeats_spec import ArtifactsUnavailable, SpecError, WriteError, dump, load, migrate_run, read_task, write_task
+from agentbeats_spec import (
+    ArtifactsUnavailable,
+    InvalidDocument,
+    SpecError,
+    WriteError,
+    dump,
+    load,
+    migrate_run,
+    read_task,
+    to_dict,
+    write_task,
+)
 from agentbeats_spec._text import quote
 from agentbeats_spec.cli import main
 from agentbeats_spec.layouts.agentcompass import MIGRATION_STAGING, task_folder_name
@@ -301,20 +311,29 @@ def test_a_link_inside_a_collected_folder_is_refused_before_anything_is_written(
     assert not (tmp_path / "b").exists()
 
 
-def test_a_manifest_directory_that_leaves_the_source_run_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("directory", ["../sentinel", "/etc", "details/../../sentinel"])
+def test_a_manifest_directory_that_leaves_the_source_run_is_refused(tmp_path: Path, directory: str) -> None:
     run_a, task_a = _source_run(tmp_path)
-    data = copy.deepcopy(json.loads(json.dumps(read_task_dict(task_a))))
-    manifest = data["attempts"]["1"]["artifacts"]["declared_artifacts"]
-    manifest["directory"] = "../sentinel"
-    with pytest.raises((ArtifactsUnavailable, SpecError)):
+    data = to_dict(read_task(task_a))
+    data["attempts"]["1"]["artifacts"]["declared_artifacts"]["directory"] = directory
+    with pytest.raises(InvalidDocument) as raised:
         write_task(tmp_path / "b", data, artifacts_from=run_a)
+    assert [(issue.code, issue.pointer) for issue in raised.value.issues] == [
+        ("security.path-escape", "/attempts/1/artifacts/declared_artifacts/directory")
+    ]
     assert not (tmp_path / "b").exists()
 
 
-def read_task_dict(task: Path) -> dict[str, Any]:
-    from agentbeats_spec import to_dict
+@pytest.mark.parametrize(
+    ("path", "parts"),
+    [("a/b", ["a", "b"]), ("./a//b/", ["a", "b"]), ("..", None), ("a/../b", None), ("/a", None), ("", None),
+     (".", None), ("a\\b", None), ("a\0b", None)],
+)  # fmt: skip
+def test_the_copy_itself_takes_only_paths_that_stay_inside(path: str, parts: list[str] | None) -> None:
+    """Behind the schema's check, the copy's own: a manifest path is split into plain names or refused."""
+    from agentbeats_spec.tasks._detail import _parts
 
-    return to_dict(read_task(task))
+    assert _parts(path) == parts
 
 
 # -- migrate: a staged migration is recovered only from state the recovery can verify -------------------------
@@ -581,3 +600,47 @@ def test_a_write_keeps_the_mode_and_leaves_no_temporary_file(tmp_path: Path) -> 
     assert (tmp_path / "f.json").read_text() == "new\n"
     assert stat.S_IMODE((tmp_path / "f.json").stat().st_mode) == 0o604
     assert os.listdir(tmp_path) == ["f.json"]
+
+
+def test_a_toml_dump_onto_a_link_keeps_nothing_of_what_it_named(tmp_path: Path, sentinel: Callable[[], None]) -> None:
+    """The style of the file a dump replaces is kept; a link is replaced, so its target lends it nothing."""
+    private = outside(tmp_path) / "private.toml"
+    private.write_text(PRIVATE_TOML)
+    before = picture(outside(tmp_path))
+    path = tmp_path / "repo" / "agentbeats.toml"
+    path.parent.mkdir()
+    path.write_text(PRIVATE_TOML)
+    model = load(path)
+    path.unlink()
+    path.symlink_to(private)
+    dump(model, path)
+    assert not path.is_symlink() and "do-not-copy" not in path.read_text()
+    assert load(path) == model
+    assert picture(outside(tmp_path)) == before
+
+
+PRIVATE_TOML = """\
+# do-not-copy: a comment of a file outside the tree
+[abv3_repo]
+name = "my-bench"
+role = "judge"
+author = "someone"
+version = "0.1.0"
+
+[run]
+command = "python run.py"
+"""
+
+
+def test_redact_in_place_of_a_link_is_refused(
+    tmp_path: Path, sentinel: Callable[[], None], capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = outside(tmp_path) / "secret.json"
+    secret.write_text(json.dumps({"token": SECRET}) + "\n")
+    before = picture(outside(tmp_path))
+    link = tmp_path / "result.json"
+    link.symlink_to(secret)
+    assert main(["redact", str(link), "--in-place"]) == 2
+    assert "symbolic link" in capsys.readouterr().err
+    assert link.is_symlink()
+    assert picture(outside(tmp_path)) == before
