@@ -42,6 +42,9 @@ RECORD = json.loads((VALID / "task-detail" / "swe-utils.task-detail.json").read_
 NAME = task_folder_name(RECORD["task_id"])
 LINK = "it is a symbolic link, and writers never follow a link in the tree they write"
 SECRET = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"
+BY_DESCRIPTOR = pytest.mark.skipif(
+    not _atomic._BY_DESCRIPTOR, reason="folders cannot be held open here: names go by path, checked just before use"
+)
 
 
 def picture(root: Path) -> dict[str, tuple[str, int, bytes]]:
@@ -159,6 +162,7 @@ def test_write_task_never_writes_through_a_link_in_the_run(
     assert link.is_symlink()  # refused, not replaced either
 
 
+@BY_DESCRIPTOR
 def test_a_link_swapped_in_for_an_attempt_folder_between_two_steps_is_refused(
     tmp_path: Path, sentinel: Callable[[], None], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -179,6 +183,7 @@ def test_a_link_swapped_in_for_an_attempt_folder_between_two_steps_is_refused(
     sentinel()
 
 
+@BY_DESCRIPTOR
 def test_a_task_folder_swapped_for_a_link_while_written_is_not_followed(
     tmp_path: Path, sentinel: Callable[[], None], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -208,6 +213,7 @@ def test_a_task_folder_swapped_for_a_link_while_written_is_not_followed(
 ROUNDS = 40
 
 
+@BY_DESCRIPTOR
 def test_a_link_swapped_in_and_out_in_a_loop_never_redirects_a_write(
     tmp_path: Path, sentinel: Callable[[], None]
 ) -> None:
@@ -574,6 +580,7 @@ def test_redact_in_place_without_other_links_says_nothing(tmp_path: Path, capsys
 # -- the one home: writing/_atomic.Folder ----------------------------------------------------------------------
 
 
+@BY_DESCRIPTOR
 def test_a_folder_opened_before_a_swap_keeps_receiving_the_write(tmp_path: Path, sentinel: Callable[[], None]) -> None:
     (tmp_path / "run" / "sub").mkdir(parents=True)
     with _atomic.Folder.root(tmp_path / "run") as root, root.child("sub") as sub:
@@ -644,3 +651,24 @@ def test_redact_in_place_of_a_link_is_refused(
     assert "symbolic link" in capsys.readouterr().err
     assert link.is_symlink()
     assert picture(outside(tmp_path)) == before
+
+
+def test_where_folders_cannot_be_held_open_the_same_files_are_written_and_links_refused(
+    tmp_path: Path, sentinel: Callable[[], None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Windows has no descriptor for a folder and no flock: names go by path, each checked not to be a link."""
+    from agentbeats_spec.tasks import _detail
+
+    by_descriptor = write_task(tmp_path / "fd", RECORD)
+    monkeypatch.setattr(_atomic, "_BY_DESCRIPTOR", False)
+    monkeypatch.setattr(_detail, "fcntl", None)
+    by_path = write_task(tmp_path / "path", RECORD)
+    assert picture(by_path.parent) == picture(by_descriptor.parent)
+    run = tmp_path / "linked"
+    (run / "details").mkdir(parents=True)
+    (run / "details" / "running").symlink_to(outside(tmp_path), target_is_directory=True)
+    with pytest.raises(WriteError, match=LINK):
+        write_task(run, RECORD)
+    migrated = _v2_run(tmp_path / "v2")
+    assert len(migrate_run(migrated, in_place=True).converted) == 1
+    sentinel()

@@ -353,7 +353,7 @@ def _same(source: _atomic.Folder, target: _atomic.Folder, destination: str) -> b
                 return False
             if kind == "folder":
                 return True
-            sizes = [os.stat(parts[-1], dir_fd=side.fd, follow_symlinks=False).st_size for side in (here, there)]
+            sizes = [side.stat(parts[-1]).st_size for side in (here, there)]
             return sizes[0] == sizes[1]
     except OSError:
         return False
@@ -403,7 +403,7 @@ def _copy_tree(source: _atomic.Folder, name: str, target: _atomic.Folder) -> Non
                     _atomic.copy_file(here, entry, there, entry)
                 else:
                     raise _atomic.refused(here.path / entry, "it is a symbolic link or special file, never copied")
-            os.fchmod(there.fd, stat.S_IMODE(os.fstat(here.fd).st_mode))
+            there.chmod(stat.S_IMODE(here.own_stat().st_mode))
 
 
 class _TaskLock:
@@ -435,7 +435,7 @@ class _TaskLock:
 
     @contextlib.contextmanager
     def run(self) -> Iterator[None]:
-        if fcntl is None:  # no flock
+        if fcntl is None or self.root.fd < 0:  # no flock, or no folder to hold it
             yield
             return
         descriptor = os.open(".", os.O_RDONLY, dir_fd=self.root.fd)
@@ -510,7 +510,7 @@ def _close(*folders: _atomic.Folder) -> None:
 def _flock(descriptor: int, *, blocking: bool) -> bool:
     """Take an exclusive lock; False if ``blocking`` is off and another holds it. Where the platform or the
     file system has no ``flock``, writers are not serialized (a lock that cannot be had is no lock)."""
-    if fcntl is None:
+    if fcntl is None or descriptor < 0:
         return True
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
@@ -596,13 +596,13 @@ def _move(lock: _TaskLock, details: _atomic.Folder, state: str) -> None:
         assert lock.parent is not None
         here = lock.parent.path / lock.name
         try:
-            named = os.stat(lock.name, dir_fd=lock.parent.fd, follow_symlinks=False)
+            named = lock.parent.stat(lock.name)
         except OSError as error:
             raise WriteError.of(here, error) from None
-        if not os.path.samestat(named, os.fstat(lock.folder.fd)):  # what the name leads to is not what was written
+        if not os.path.samestat(named, lock.folder.own_stat()):  # what the name leads to is not what was written
             reason = "the task folder was replaced while it was written; it is not moved"
             raise _atomic.refused(here, reason, errno.EBUSY)
-        os.replace(lock.name, lock.name, src_dir_fd=lock.parent.fd, dst_dir_fd=parent.fd)
+        lock.parent.rename(lock.name, parent, lock.name, replace=True)
         parent.sync()
         lock.moved(state, parent.descend([]))
 

@@ -391,17 +391,18 @@ def _link_tree(source: Folder, target: Folder, name: str) -> None:
     while pending:
         here, there = pending.pop()
         with here, there:
-            for entry in os.scandir(here.fd):
-                if entry.is_symlink():
-                    os.symlink(os.readlink(entry.name, dir_fd=here.fd), entry.name, dir_fd=there.fd)
-                elif entry.is_dir(follow_symlinks=False):
-                    pending.append((here.child(entry.name), there.child(entry.name, new=True)))
+            for name in here.names():
+                kind = here.kind(name)
+                if kind == "link":
+                    there.symlink(here.readlink(name), name)
+                elif kind == "folder":
+                    pending.append((here.child(name), there.child(name, new=True)))
                 else:
                     try:
-                        os.link(entry.name, entry.name, src_dir_fd=here.fd, dst_dir_fd=there.fd, follow_symlinks=False)
+                        there.hard_link(here, name)
                     except OSError:
-                        if entry.is_file(follow_symlinks=False):
-                            copy_file(here, entry.name, there, entry.name)
+                        if kind == "file":
+                            copy_file(here, name, there, name)
 
 
 def _same_tree(left: Path, right: Path) -> bool:

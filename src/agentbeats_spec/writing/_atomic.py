@@ -31,6 +31,9 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
+# Folders held open and names relative to them (POSIX); elsewhere (Windows) names go by path, each checked first.
+_BY_DESCRIPTOR = bool(_DIRECTORY) and os.open in os.supports_dir_fd and os.stat in os.supports_dir_fd
 
 Kind = Literal["folder", "file", "link", "other"]
 LINK_REASON = "it is a symbolic link, and writers never follow a link in the tree they write"
@@ -86,7 +89,9 @@ class Folder:
     """A folder held open by a descriptor; ``path`` is how it was reached, for messages only.
 
     Every operation is relative to the descriptor and follows no link. Use it as a context manager (or call
-    :meth:`close`).
+    :meth:`close`). Where the platform cannot open a folder or work relative to one (Windows), the same
+    operations go by path, each name checked not to be a link just before it is used: no link in the tree is
+    followed, but one swapped in between that check and the use could be.
     """
 
     __slots__ = ("fd", "path")
@@ -105,6 +110,10 @@ class Folder:
         try:
             if create:
                 folder.mkdir(parents=True, exist_ok=True)
+            if not _BY_DESCRIPTOR:
+                if not stat.S_ISDIR(os.stat(folder).st_mode):
+                    raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(folder))
+                return cls(folder, -1)
             return cls(folder, os.open(folder, os.O_RDONLY | _DIRECTORY | _CLOEXEC))
         except OSError as error:
             raise WriteError.of(target if target is not None else (error.filename or folder), error) from None
@@ -123,13 +132,25 @@ class Folder:
     def __repr__(self) -> str:
         return f"Folder({str(self.path)!r})"
 
+    def _at(self, name: str) -> tuple[str, int | None]:
+        """How the os functions reach ``name`` of this folder: relative to the descriptor, or by path."""
+        _check_name(self.path, name)
+        return (name, self.fd) if _BY_DESCRIPTOR else (str(self.path / name), None)
+
     # -- what is there
+
+    def stat(self, name: str) -> os.stat_result:
+        """The status of ``name`` here, its link not followed (an OSError if it is missing)."""
+        where, base = self._at(name)
+        return os.stat(where, dir_fd=base, follow_symlinks=False)
+
+    def own_stat(self) -> os.stat_result:
+        return os.fstat(self.fd) if _BY_DESCRIPTOR else os.stat(self.path)
 
     def kind(self, name: str) -> Kind | None:
         """What ``name`` is in this folder, its link not followed; None when there is nothing of that name."""
-        _check_name(self.path, name)
         try:
-            mode = os.stat(name, dir_fd=self.fd, follow_symlinks=False).st_mode
+            mode = self.stat(name).st_mode
         except FileNotFoundError:
             return None
         except OSError as error:
@@ -143,29 +164,42 @@ class Folder:
     def names(self) -> list[str]:
         """The names in this folder, sorted."""
         try:
-            return sorted(os.listdir(self.fd))
+            return sorted(os.listdir(self.fd if _BY_DESCRIPTOR else self.path))
         except OSError as error:
             raise WriteError.of(self.path, error) from None
 
     def same_as(self, other: Folder) -> bool:
-        return os.path.samestat(os.fstat(self.fd), os.fstat(other.fd))
+        return os.path.samestat(self.own_stat(), other.own_stat())
+
+    def chmod(self, mode: int) -> None:
+        """Set this folder's own permissions."""
+        if _BY_DESCRIPTOR:
+            os.fchmod(self.fd, mode)
+        else:
+            os.chmod(self.path, mode)
 
     # -- folders below
 
     def child(self, name: str, *, create: bool = False, new: bool = False) -> Folder:
         """The folder ``name`` in this one, never through a link; ``create`` makes it when missing, ``new`` makes
         it and refuses one that is already there. Anything else (a link, a file) is a :class:`WriteError`."""
-        _check_name(self.path, name)
+        where, base = self._at(name)
         if create or new:
             try:
-                os.mkdir(name, 0o777, dir_fd=self.fd)
+                os.mkdir(where, 0o777, dir_fd=base)
             except FileExistsError:
                 if new:
                     raise refused(self.path / name, "it already exists", errno.EEXIST) from None
             except OSError as error:
                 raise WriteError.of(self.path / name, error) from None
+        if not _BY_DESCRIPTOR:
+            kind = self.kind(name)
+            if kind != "folder":
+                code = errno.ENOENT if kind is None else errno.ENOTDIR
+                raise self._refusal(name, OSError(code, os.strerror(code)))
+            return Folder(self.path / name, -1)
         try:
-            descriptor = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=self.fd)
+            descriptor = os.open(where, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=base)
         except OSError as error:
             raise self._refusal(name, error) from None
         return Folder(self.path / name, descriptor)
@@ -181,7 +215,7 @@ class Folder:
 
     def descend(self, names: Iterable[str], *, create: bool = False) -> Folder:
         """The folder reached by ``names`` from this one, one name at a time (a new descriptor: close it)."""
-        current = Folder(self.path, os.dup(self.fd))
+        current = Folder(self.path, os.dup(self.fd) if _BY_DESCRIPTOR else -1)
         for name in names:
             try:
                 below = current.child(name, create=create)
@@ -204,7 +238,7 @@ class Folder:
         the mode of the file it replaces, renamed over it; then the folder is fsynced. On any failure the
         temporary file is removed and the old file is as it was. A link of that name is replaced, never followed.
         """
-        _check_name(self.path, name)
+        where, base = self._at(name)
         target = self.path / name
         try:
             mode = self._mode_for(name)
@@ -220,23 +254,26 @@ class Folder:
             with stream:
                 stream.write(content)
                 stream.flush()
-                os.fchmod(stream.fileno(), mode)
+                if _BY_DESCRIPTOR:
+                    os.fchmod(stream.fileno(), mode)
                 os.fsync(stream.fileno())
-            os.replace(temporary, name, src_dir_fd=self.fd, dst_dir_fd=self.fd)
+            if not _BY_DESCRIPTOR:
+                os.chmod(temporary, mode)
+            os.replace(temporary, where, src_dir_fd=base, dst_dir_fd=base)
         except BaseException as error:
             with contextlib.suppress(OSError):
-                os.unlink(temporary, dir_fd=self.fd)
+                os.unlink(temporary, dir_fd=base)
             if isinstance(error, OSError):
                 raise WriteError.of(target, error) from None
             raise
         self.sync()
 
     def _temporary(self, name: str) -> tuple[int, str]:
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC | _BINARY
         for _ in range(100):
-            temporary = f".{name}.{secrets.token_hex(4)}.tmp"
+            temporary, base = self._at(f".{name}.{secrets.token_hex(4)}.tmp")
             try:
-                return os.open(temporary, flags, 0o600, dir_fd=self.fd), temporary
+                return os.open(temporary, flags, 0o600, dir_fd=base), temporary
             except FileExistsError:
                 continue
         raise FileExistsError(errno.EEXIST, "no free temporary name")  # pragma: no cover - 2**32 names each time
@@ -244,7 +281,7 @@ class Folder:
     def _mode_for(self, name: str) -> int:
         """Keep the permissions of the file being replaced; a new file gets the usual 0o666 less the umask."""
         try:
-            found = os.stat(name, dir_fd=self.fd, follow_symlinks=False)
+            found: os.stat_result | None = self.stat(name)
         except FileNotFoundError:
             found = None
         if found is not None and stat.S_ISREG(found.st_mode):
@@ -254,16 +291,10 @@ class Folder:
     def read(self, name: str, limit: int) -> bytes | None:
         """The bytes of the regular file ``name`` (at most ``limit``), never through a link and never blocking on
         a FIFO; None when nothing is there. A link, a folder or a special file is refused."""
-        _check_name(self.path, name)
-        try:
-            descriptor = os.open(name, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC, dir_fd=self.fd)
-        except FileNotFoundError:
+        descriptor = self._open_for_reading(name)
+        if descriptor is None:
             return None
-        except OSError as error:
-            raise self._refusal(name, error) from None
         try:
-            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-                raise refused(self.path / name, "it is not a regular file", errno.EINVAL)
             chunks, size = [], 0
             while size <= limit:
                 chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
@@ -271,59 +302,93 @@ class Folder:
                     break
                 chunks.append(chunk)
                 size += len(chunk)
-            if size > limit:
-                raise refused(self.path / name, f"it is larger than {limit} bytes", errno.EFBIG)
-            return b"".join(chunks)
         except OSError as error:
-            if isinstance(error, WriteError):
-                raise
             raise WriteError.of(self.path / name, error) from None
         finally:
             os.close(descriptor)
+        if size > limit:
+            raise refused(self.path / name, f"it is larger than {limit} bytes", errno.EFBIG)
+        return b"".join(chunks)
+
+    def _open_for_reading(self, name: str) -> int | None:
+        """A descriptor of the regular file ``name``, opened without following a link or blocking; None when
+        nothing is there."""
+        where, base = self._at(name)
+        if not _BY_DESCRIPTOR and self.kind(name) == "link":
+            raise refused(self.path / name, LINK_REASON, errno.ELOOP)
+        try:
+            descriptor = os.open(where, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC | _BINARY, dir_fd=base)
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            raise self._refusal(name, error) from None
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            os.close(descriptor)
+            raise refused(self.path / name, "it is not a regular file", errno.EINVAL)
+        return descriptor
+
+    # -- links
+
+    def readlink(self, name: str) -> str:
+        where, base = self._at(name)
+        return os.readlink(where, dir_fd=base)
+
+    def symlink(self, target: str, name: str) -> None:
+        """Make ``name`` a symbolic link holding ``target`` (which is never followed here)."""
+        where, base = self._at(name)
+        os.symlink(target, where, dir_fd=base)
+
+    def hard_link(self, source: Folder, name: str) -> None:
+        """Give the file ``name`` of ``source`` the same name here (an OSError where that cannot be done)."""
+        there, source_base = source._at(name)
+        where, base = self._at(name)
+        try:
+            os.link(there, where, src_dir_fd=source_base, dst_dir_fd=base, follow_symlinks=False)
+        except NotImplementedError:  # pragma: no cover - a platform without linkat
+            raise OSError(errno.ENOSYS, "hard links are not available") from None
 
     # -- moving and removing
 
-    def rename(self, name: str, target: Folder, new_name: str) -> None:
+    def rename(self, name: str, target: Folder, new_name: str, *, replace: bool = False) -> None:
         """Move ``name`` of this folder to ``new_name`` of ``target`` (both open): the entry itself moves, even a
-        link, and nothing is followed. A folder already at the target is refused."""
-        _check_name(self.path, name)
-        _check_name(target.path, new_name)
+        link, and nothing is followed. Anything already at the target is refused."""
+        where, base = self._at(name)
+        there, target_base = target._at(new_name)
         if target.kind(new_name) is not None:
             raise refused(target.path / new_name, "it already exists", errno.EEXIST)
+        move = os.replace if replace else os.rename
         try:
-            os.rename(name, new_name, src_dir_fd=self.fd, dst_dir_fd=target.fd)
+            move(where, there, src_dir_fd=base, dst_dir_fd=target_base)
         except OSError as error:
             raise WriteError.of(target.path / new_name, error) from None
 
     def remove_tree(self, name: str) -> None:
         """Delete ``name`` and all below it, never following a link."""
-        _check_name(self.path, name)
-        if sys.version_info >= (3, 11):
-            shutil.rmtree(name, dir_fd=self.fd)
-        else:  # pragma: no cover - Python 3.10: shutil.rmtree still never follows a link below its root
-            if self.kind(name) == "folder":
-                shutil.rmtree(self.path / name)
+        where, base = self._at(name)
+        if base is not None and sys.version_info >= (3, 11):
+            shutil.rmtree(where, dir_fd=base)
+        elif self.kind(name) == "folder":  # shutil.rmtree never follows a link below its root either
+            shutil.rmtree(where)
 
     def sync(self) -> None:
         """Make the renames in this folder durable, where the platform allows."""
-        with contextlib.suppress(OSError):
-            os.fsync(self.fd)
+        if self.fd >= 0:
+            with contextlib.suppress(OSError):
+                os.fsync(self.fd)
 
 
 def copy_file(source: Folder, name: str, target: Folder, new_name: str) -> None:
     """Copy a regular file from one open folder to another: read with ``O_NOFOLLOW``, written with ``O_EXCL``, its
     mode and times kept. A link or a special file in place of ``name`` is refused (:class:`WriteError`)."""
-    try:
-        reading = os.open(name, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC, dir_fd=source.fd)
-    except OSError as error:
-        raise source._refusal(name, error) from None
+    reading = source._open_for_reading(name)
+    if reading is None:
+        raise WriteError.of(source.path / name, FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT)))
     try:
         found = os.fstat(reading)
-        if not stat.S_ISREG(found.st_mode):
-            raise refused(source.path / name, "it is not a regular file", errno.EINVAL)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+        where, base = target._at(new_name)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC | _BINARY
         try:
-            writing = os.open(new_name, flags, 0o600, dir_fd=target.fd)
+            writing = os.open(where, flags, 0o600, dir_fd=base)
         except OSError as error:
             raise WriteError.of(target.path / new_name, error) from None
         try:
@@ -331,12 +396,16 @@ def copy_file(source: Folder, name: str, target: Folder, new_name: str) -> None:
                 view = memoryview(chunk)
                 while view:
                     view = view[os.write(writing, view) :]
-            os.fchmod(writing, stat.S_IMODE(found.st_mode))
-            os.utime(writing, ns=(found.st_atime_ns, found.st_mtime_ns))
+            if _BY_DESCRIPTOR:
+                os.fchmod(writing, stat.S_IMODE(found.st_mode))
+                os.utime(writing, ns=(found.st_atime_ns, found.st_mtime_ns))
         except OSError as error:
             raise WriteError.of(target.path / new_name, error) from None
         finally:
             os.close(writing)
+        if not _BY_DESCRIPTOR:
+            os.chmod(where, stat.S_IMODE(found.st_mode))
+            os.utime(where, ns=(found.st_atime_ns, found.st_mtime_ns))
     finally:
         os.close(reading)
 
