@@ -141,6 +141,16 @@ def test_a_task_index_that_is_a_link_is_not_read(tmp_path: Path, sentinel: Calla
     sentinel()
 
 
+def test_a_task_index_that_is_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    task = run / "details" / "running" / NAME
+    task.mkdir(parents=True)
+    os.mkfifo(task / "task.json")
+    with pytest.raises(WriteError) as raised:
+        write_task(run, RECORD)
+    assert str(raised.value) == f"cannot write {task / 'task.json'}: it is not a regular file"
+
+
 # -- write_task: a link planted in the target run is refused, never followed -----------------------------------
 
 

@@ -543,6 +543,7 @@ def _existing(details: _atomic.Folder, name: str) -> _Place | None:
 
 
 _ATTEMPT_KEY = re.compile(r"[1-9][0-9]*")
+_INDEX_LIMIT = 64 << 20  # an identity index holds an id and a few names: a larger one is not read
 
 
 def _identity(task: _atomic.Folder, task_id: str) -> dict[str, Any]:
@@ -552,7 +553,7 @@ def _identity(task: _atomic.Folder, task_id: str) -> dict[str, Any]:
     ``attempt-<n>`` with its own canonical number, so that no name it holds can become a place to write.
     """
     path = task.path / "task.json"
-    raw = task.read("task.json", current().limits.max_file_size)
+    raw = task.read("task.json", _INDEX_LIMIT)
     if raw is None:
         return {"schema_version": TASK_SCHEMA, "task_id": task_id, "attempts": {}}
     try:
