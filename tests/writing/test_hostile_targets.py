@@ -247,19 +247,15 @@ def test_a_link_swapped_in_and_out_in_a_loop_never_redirects_a_write(
 
     swapper = threading.Thread(target=swap)
     swapper.start()
-    outcomes = set()
     try:
         for _ in range(ROUNDS):
             try:
                 write_task(run, RECORD)
-                outcomes.add("written")
-            except SpecError as error:
+            except SpecError as error:  # refused: the link was there when a folder was opened
                 assert isinstance(error, WriteError), error
-                outcomes.add("refused")
     finally:
         done.set()
         swapper.join()
-    assert outcomes <= {"written", "refused"}
     sentinel()
     assert not (outside(tmp_path) / "result.json").exists()
 
