@@ -443,6 +443,7 @@ def _redact(arguments: argparse.Namespace) -> int:
     raw, problem = read_bounded(path)
     if problem is not None:
         raise SpecError(f"{path}: {problem.message}")
+    from ._text import printable
     from .credentials import _redact
     from .writing import _atomic
 
@@ -450,7 +451,19 @@ def _redact(arguments: argparse.Namespace) -> int:
     if note is not None:
         print(f"agentbeats-spec: warning: {note}", file=sys.stderr)
     if arguments.in_place or arguments.output:
+        if arguments.in_place and path.is_symlink():  # the link would be replaced, the file it names left as it was
+            raise SpecError(
+                f"{printable(str(path), controls=True)} is a symbolic link; --in-place would replace the link and "
+                "leave the file it names unredacted: redact that file"
+            )
+        others = _atomic.other_names(path) if arguments.in_place and content != raw else 0
         _atomic.write_atomic(path if arguments.in_place else arguments.output, content)
+        if others:  # the file was replaced, not edited: its other hard links still name the old bytes
+            print(
+                f"agentbeats-spec: warning: {printable(str(path), controls=True)} has {others} other hard link(s); "
+                "they still hold the secrets: redact or remove them too",
+                file=sys.stderr,
+            )
     else:
         sys.stdout.flush()
         sys.stdout.buffer.write(content)

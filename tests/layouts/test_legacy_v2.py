@@ -305,11 +305,11 @@ def interrupt_after(count: int) -> Callable[..., None]:
     calls = [0]
     rename = os.rename
 
-    def renaming(source: Any, target: Any) -> None:
+    def renaming(source: Any, target: Any, **folders: Any) -> None:
         calls[0] += 1
         if calls[0] > count:
             raise KeyboardInterrupt
-        rename(source, target)
+        rename(source, target, **folders)
 
     return renaming
 

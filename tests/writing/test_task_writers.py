@@ -15,6 +15,7 @@ import pytest
 
 from agentbeats_spec import ArtifactsUnavailable, WriteError, read_task, to_dict, validate, write_task
 from agentbeats_spec.layouts.agentcompass import task_folder_name
+from agentbeats_spec.writing import _atomic
 
 from ..conftest import VALID
 from ..interop.test_interop_agentcompass import agentcompass  # noqa: F401 (a fixture)
@@ -76,9 +77,10 @@ def test_two_processes_racing_on_one_task_leave_one_writers_whole_task(
 def test_writers_of_different_tasks_do_not_wait_for_each_other(tmp_path: Path) -> None:
     """A writer holding one task's lock does not stop a writer of another task of the same run."""
     from agentbeats_spec.tasks._detail import _TaskLock
+    from agentbeats_spec.writing._atomic import Folder
 
     (tmp_path / "details").mkdir()
-    with _TaskLock(tmp_path, NAME):
+    with Folder.root(tmp_path) as root, root.child("details") as details, _TaskLock(root, details, NAME):
         other = copy.deepcopy(RECORD)
         other["task_id"] = "another task"
         assert write_task(tmp_path, other).is_file()  # would block forever if the run were locked
@@ -156,7 +158,9 @@ def test_what_cannot_be_copied_is_refused_before_anything_is_written(tmp_path: P
         artifact.mkdir()
     with pytest.raises(ArtifactsUnavailable) as info:
         write_task(tmp_path / "b", record)
-    reason = {"missing": "is missing", "link": "leads outside artifacts/", "kind": "is not a file"}[damage]
+    reason = {"missing": "is missing", "link": "is a symbolic link, which is never followed", "kind": "is not a file"}[
+        damage
+    ]
     assert reason in str(info.value) and str(artifact) in str(info.value)
     assert not (tmp_path / "b").exists()
 
@@ -181,7 +185,7 @@ def test_a_copy_that_fails_half_way_leaves_no_partial_artifacts(
     def full_disk(*args: Any, **kwargs: Any) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(shutil, "copy2", full_disk)
+    monkeypatch.setattr(_atomic, "copy_file", full_disk)
     with pytest.raises(WriteError, match=r"cannot write .*attempt-1/artifacts: No space left on device"):
         write_task(tmp_path / "b", record)
     attempt = next((tmp_path / "b" / "details").glob("*/*/attempt-1"))
@@ -205,5 +209,5 @@ def test_a_run_folder_that_cannot_be_made_is_a_write_error_naming_it(tmp_path: P
     with pytest.raises(WriteError) as info:
         write_task(blocker / "r1", RECORD)
     assert info.value.errno == errno.ENOTDIR
-    assert str(info.value) == f"cannot write {blocker / 'r1' / 'details'}: Not a directory"
+    assert str(info.value) == f"cannot write {blocker / 'r1'}: Not a directory"
     assert blocker.read_text() == "a file where the run's parent folder should be\n"

@@ -72,7 +72,7 @@ def test_write_task_interrupted_at_every_step_leaves_whole_files(
     write_task(base, RECORD)
     before = snapshot(base)
     target, name = {
-        "write": (_atomic, "write_atomic"), "fsync": (_atomic.os, "fsync"), "replace": (os, "replace"),
+        "write": (_atomic.Folder, "write"), "fsync": (_atomic.os, "fsync"), "replace": (os, "replace"),
     }[where]  # fmt: skip
     probe = tmp_path / "probe"
     shutil.copytree(base, probe)

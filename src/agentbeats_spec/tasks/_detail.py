@@ -6,12 +6,14 @@ import contextlib
 import errno
 import json
 import os
-import shutil
-import tempfile
+import re
+import stat
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import attrs
 
 try:
     import fcntl
@@ -20,12 +22,13 @@ except ImportError:  # Windows: no flock
 
 from .. import _api
 from .._issues import ArtifactsUnavailable, Finding, InvalidDocument, Issue, SpecError, UnconvertibleAttempt, WriteError
+from .._settings import current
+from .._text import describe, quote
 from ..checking._collect import Collector
 from ..checking._examine import issues_of
 from ..layouts import agentcompass as layout
 from ..records import _legacy, _persisted
 from ..records._states import RUNNING, STATES, final_state
-from ..walk._fs import is_inside
 from ..writing import _atomic
 
 if TYPE_CHECKING:
@@ -133,17 +136,27 @@ def write_task(
     the run named by ``artifacts_from``) brings its collected artifacts: they are copied and each manifest's
     ``directory`` rewritten, the other run left as it was. Raises :class:`ArtifactsUnavailable`, before anything
     is written, when an artifact cannot be copied, and :class:`WriteError` when a file or folder cannot be written.
+
+    What the run already holds is input: nothing is written through a symbolic link below ``run_dir`` (a linked
+    ``details/``, state or attempt folder is refused with :class:`WriteError`), and an existing ``task.json`` is
+    used only when it is this task's index with every attempt mapped to ``attempt-<n>``.
     """
     try:
-        return _write_task(run_dir, record, artifacts_from)
+        return _write_task(Path(run_dir), None, record, artifacts_from)
     except WriteError:
         raise
     except OSError as error:  # a folder made or moved on the way: told as every failed write is
         raise WriteError.of(error.filename or run_dir, error) from None
 
 
+def write_task_into(run: _atomic.Folder, record: Any) -> tuple[str, str]:
+    """``write_task`` into a run folder already open (migrate's staging run); the state and name it is filed as."""
+    written = _write_task(run.path, run, record, None)
+    return written.parent.parent.name, written.parent.name
+
+
 def _write_task(
-    run_dir: str | os.PathLike[str], record: Any, artifacts_from: str | os.PathLike[str] | None
+    root_path: Path, opened: _atomic.Folder | None, record: Any, artifacts_from: str | os.PathLike[str] | None
 ) -> Path:
     origin = Path(artifacts_from) if artifacts_from is not None else _origin_of(record)
     if not hasattr(type(record), "__kind__"):
@@ -152,41 +165,42 @@ def _write_task(
     if kind.name != "agentcompass-task-detail":
         raise TypeError(f"write_task takes a task detail record, not {kind.name}")
     data = _persisted.persisted(checked)
-    root = Path(run_dir)
-    collected = _collected_artifacts(data, origin or root)
-    details = root / "details"
-    details.mkdir(parents=True, exist_ok=True)
     name = layout.task_folder_name(data["task_id"])
-    with _TaskLock(root, name) as lock:
+    with contextlib.ExitStack() as stack:
+        collected = _collected_artifacts(data, origin or root_path, opened if origin is None else None, stack)
+        root = opened if opened is not None else stack.enter_context(_atomic.Folder.root(root_path, create=True))
+        details = stack.enter_context(root.child("details", create=True))
+        lock = stack.enter_context(_TaskLock(root, details, name))
         task = lock.folder
         copies = _copies(collected, task)
-        index_path = task / "task.json"
-        index = _identity(index_path, data["task_id"])
+        index = _identity(task, data["task_id"])
         for number in sorted(set(data["attempts"]) | set(data["retry_counts"]), key=int):
             directory = f"attempt-{number}"
-            (task / directory).mkdir(exist_ok=True)
+            task.child(directory, create=True).close()
             if index["attempts"].get(number) != directory:
                 index["attempts"][number] = directory
-                _atomic.write_atomic(index_path, _atomic.serialize(index, "json"))
-        for number, (source, target, entries) in copies.items():
-            _copy_artifacts(number, source, target, entries)
+                task.write("task.json", _atomic.serialize(index, "json"))
+        for number, source in copies.items():
+            with task.child(f"attempt-{number}") as attempt:
+                _copy_artifacts(number, source, attempt)
         for number, directory in index["attempts"].items():
             result = dict(data["attempts"].get(number, {}))
             manifest = result.get("artifacts", {}).get("declared_artifacts")
             if isinstance(manifest, dict) and isinstance(manifest.get("directory"), str):
-                store = Path(os.path.relpath(task / directory / "artifacts", root)).as_posix()
+                store = f"{lock.relative}/{directory}/artifacts"
                 result["artifacts"] = {**result["artifacts"], "declared_artifacts": {**manifest, "directory": store}}
             result["retry_count"] = data["retry_counts"].get(number, 0)
-            _atomic.write_atomic(task / directory / "result.json", _atomic.serialize(result, "json"))
+            with task.child(directory) as attempt:
+                attempt.write("result.json", _atomic.serialize(result, "json"))
         index.update({member: data[member] for member in layout.SHARED})
         index["schema_version"] = TASK_SCHEMA
-        _atomic.write_atomic(index_path, _atomic.serialize(index, "json"))
+        task.write("task.json", _atomic.serialize(index, "json"))
 
-        target = details / _state(data["attempts"]) / name
-        if task != target:
+        state = _state(data["attempts"])
+        if lock.state != state:
             with lock.run():
-                _move(task, target, root)
-    return target / "task.json"
+                _move(lock, details, state)
+    return root_path / "details" / state / name / "task.json"
 
 
 # The run a record was read from, for the records read_task returns: write_task copies their artifacts from it.
@@ -203,12 +217,33 @@ def _origin_of(record: Any) -> Path | None:
     return root if reference is not None and reference() is record else None
 
 
-_Entries = list[tuple[str, str | None]]
+@attrs.frozen
+class _Source:
+    """The collected artifacts of one attempt in the run they come from, their folder held open."""
+
+    folder: _atomic.Folder
+    entries: list[tuple[str, str | None]]  # (destination, kind)
 
 
-def _collected_artifacts(data: dict[str, Any], source_root: Path) -> dict[str, tuple[Path, _Entries]]:
-    """Where each attempt's collected artifacts are, checked before anything is written."""
-    found = {}
+def _parts(path: str) -> list[str] | None:
+    """The names of a relative path that stays where it starts (no ``..``, no absolute path); None otherwise."""
+    if not path or path.startswith("/") or "\\" in path or "\0" in path:
+        return None
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    return parts if parts and ".." not in parts else None
+
+
+def _collected_artifacts(
+    data: dict[str, Any], source_root: Path, opened: _atomic.Folder | None, stack: contextlib.ExitStack
+) -> dict[str, _Source]:
+    """Where each attempt's collected artifacts are, checked before anything is written.
+
+    They are looked for in the source run, one name at a time and never through a symbolic link: the manifest's
+    ``directory`` and each ``destination`` must be relative paths that stay inside it, and a link anywhere on the
+    way or inside a collected folder is refused (a link is never copied, so nothing outside the run is).
+    """
+    found: dict[str, _Source] = {}
+    root: _atomic.Folder | None = opened
     for number, payload in data["attempts"].items():
         manifest = payload.get("artifacts", {}).get("declared_artifacts")
         if not isinstance(manifest, dict) or not isinstance(manifest.get("directory"), str):
@@ -221,70 +256,154 @@ def _collected_artifacts(data: dict[str, Any], source_root: Path) -> dict[str, t
         if not entries:
             continue
         source = source_root / manifest["directory"]
-        if source.is_symlink() or not source.is_dir():
-            raise ArtifactsUnavailable(number, source, "the artifacts folder of its manifest is not there")
-        real = Path(os.path.realpath(source))
+        parts = _parts(manifest["directory"])
+        if parts is None:
+            raise ArtifactsUnavailable(number, source, "the artifacts folder of its manifest is not inside the run")
+        try:
+            if root is None:
+                root = stack.enter_context(_atomic.Folder.root(source_root))
+            folder = stack.enter_context(root.descend(parts))
+        except WriteError as error:
+            if error.errno == errno.ELOOP:
+                reason = _THROUGH_LINK.format("the artifacts folder of its manifest")
+                raise ArtifactsUnavailable(number, source, reason) from None
+            raise ArtifactsUnavailable(number, source, "the artifacts folder of its manifest is not there") from None
         for destination, kind in entries:
-            path = source / destination
-            if not os.path.lexists(path):
-                raise ArtifactsUnavailable(number, path, "a collected artifact is missing")
-            if not is_inside(Path(os.path.realpath(path)), real):
-                raise ArtifactsUnavailable(number, path, "a collected artifact leads outside artifacts/ through a link")
-            if (kind == "file" and not path.is_file()) or (kind == "directory" and not path.is_dir()):
-                raise ArtifactsUnavailable(number, path, f"a collected artifact is not a {kind}")
-        found[number] = (source, entries)
+            _check_collected(number, folder, destination, kind)
+        found[number] = _Source(folder, entries)
     return found
 
 
-def _copies(collected: dict[str, tuple[Path, _Entries]], task: Path) -> dict[str, tuple[Path, Path, _Entries]]:
+_THROUGH_LINK = "{} is reached through a symbolic link, which is never followed"
+
+
+def _check_collected(number: str, folder: _atomic.Folder, destination: str, kind: str | None) -> None:
+    path = folder.path / destination
+    parts = _parts(destination)
+    if parts is None:
+        raise ArtifactsUnavailable(number, path, "a collected artifact's destination leads outside artifacts/")
+    try:
+        with folder.descend(parts[:-1]) as parent:
+            found = parent.kind(parts[-1])
+            if found == "folder":
+                with parent.child(parts[-1]) as below:
+                    odd = _odd_entry(below)
+                if odd is not None:
+                    raise ArtifactsUnavailable(
+                        number, odd, "a collected folder holds a symbolic link or special file, which is never copied"
+                    )
+    except WriteError as error:
+        if error.errno == errno.ELOOP:
+            raise ArtifactsUnavailable(number, path, _THROUGH_LINK.format("a collected artifact")) from None
+        found = None
+    if found is None:
+        raise ArtifactsUnavailable(number, path, "a collected artifact is missing")
+    if found == "link":
+        raise ArtifactsUnavailable(number, path, "a collected artifact is a symbolic link, which is never followed")
+    if (kind == "file" and found != "file") or (kind == "directory" and found != "folder") or found == "other":
+        raise ArtifactsUnavailable(number, path, f"a collected artifact is not a {kind or 'file or folder'}")
+
+
+def _odd_entry(folder: _atomic.Folder) -> Path | None:
+    """The first entry below ``folder`` that is neither a regular file nor a folder (a link, a FIFO), if any."""
+    pending = [folder.descend([])]
+    try:
+        while pending:
+            current = pending.pop()
+            with current:
+                for name in current.names():
+                    kind = current.kind(name)
+                    if kind == "folder":
+                        pending.append(current.child(name))
+                    elif kind != "file":
+                        return current.path / name
+    finally:
+        for left in pending:
+            left.close()
+    return None
+
+
+def _copies(collected: dict[str, _Source], task: _atomic.Folder) -> dict[str, _Source]:
     """The artifacts to copy into this task folder (none where they are already in place)."""
     copies = {}
-    for number, (source, entries) in collected.items():
-        target = task / f"attempt-{number}" / "artifacts"
-        if os.path.realpath(source) == os.path.realpath(target):
-            continue
-        if os.path.lexists(target):
-            if all(_same(source / destination, target / destination) for destination, _ in entries):
-                continue  # written before, from the same artifacts
-            raise ArtifactsUnavailable(number, target, "the task already has other artifacts there")
-        copies[number] = (source, target, entries)
+    for number, source in collected.items():
+        with contextlib.ExitStack() as stack:
+            attempt = task.find(f"attempt-{number}")
+            target = None
+            if attempt is not None:
+                stack.enter_context(attempt)
+                if attempt.kind("artifacts") is not None:
+                    target = stack.enter_context(attempt.child("artifacts"))
+            if target is not None and target.same_as(source.folder):
+                continue
+            if target is not None:
+                if all(_same(source.folder, target, destination) for destination, _ in source.entries):
+                    continue  # written before, from the same artifacts
+                raise ArtifactsUnavailable(number, target.path, "the task already has other artifacts there")
+        copies[number] = source
     return copies
 
 
-def _same(source: Path, target: Path) -> bool:
-    if source.is_dir():
-        return target.is_dir() and not target.is_symlink()
-    return target.is_file() and not target.is_symlink() and target.stat().st_size == source.stat().st_size
-
-
-def _copy_artifacts(number: str, source: Path, target: Path, entries: _Entries) -> None:
-    """Copy into a staging folder beside the target, then rename it into place: all of them or none."""
-    staging = Path(tempfile.mkdtemp(prefix=".artifacts.", suffix=".tmp", dir=target.parent))
+def _same(source: _atomic.Folder, target: _atomic.Folder, destination: str) -> bool:
+    parts = _parts(destination) or ["."]
     try:
-        for destination, _ in entries:
-            origin, copy = source / destination, staging / destination
-            copy.parent.mkdir(parents=True, exist_ok=True)
-            if origin.is_dir():
-                shutil.copytree(origin, copy, symlinks=True, dirs_exist_ok=True)
-            else:
-                shutil.copy2(origin, copy)
-        os.chmod(staging, 0o777 & ~_umask())
-        os.rename(staging, target)
+        with source.descend(parts[:-1]) as here, target.descend(parts[:-1]) as there:
+            kind = here.kind(parts[-1])
+            if kind != there.kind(parts[-1]):
+                return False
+            if kind == "folder":
+                return True
+            sizes = [side.stat(parts[-1]).st_size for side in (here, there)]
+            return sizes[0] == sizes[1]
+    except OSError:
+        return False
+
+
+def _copy_artifacts(number: str, source: _Source, attempt: _atomic.Folder) -> None:
+    """Copy into a staging folder beside the target, then rename it into place: all of them or none."""
+    import secrets
+
+    staging = f".artifacts.{secrets.token_hex(4)}.tmp"
+    target = attempt.path / "artifacts"
+    try:
+        with attempt.child(staging, new=True) as stage:
+            for destination, _ in source.entries:
+                parts = _parts(destination) or ["."]
+                with source.folder.descend(parts[:-1]) as here, stage.descend(parts[:-1], create=True) as there:
+                    if here.kind(parts[-1]) == "folder":
+                        _copy_tree(here, parts[-1], there)
+                    else:
+                        _atomic.copy_file(here, parts[-1], there, parts[-1])
+        attempt.rename(staging, attempt, "artifacts")
     except OSError as error:
-        shutil.rmtree(staging, ignore_errors=True)
-        if error.filename is None or str(error.filename).startswith(str(staging)):
-            raise WriteError.of(target, error) from None  # the copy's side failed: a full disk, say
-        reason = error.strerror or str(error)
-        raise SpecError(f"attempt {number}: cannot copy its artifacts from {source}: {reason}") from None
+        with contextlib.suppress(OSError):
+            attempt.remove_tree(staging)
+        if isinstance(error, WriteError) and str(error.filename).startswith(str(source.folder.path)):
+            reason = str(error).removeprefix(f"cannot write {error.filename}: ")
+            where = source.folder.path
+            raise SpecError(f"attempt {number}: cannot copy its artifacts from {where}: {reason}") from None
+        raise WriteError.of(target, error) from None  # the copy's side failed: a full disk, say
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            attempt.remove_tree(staging)
         raise
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def _copy_tree(source: _atomic.Folder, name: str, target: _atomic.Folder) -> None:
+    """A copy of a folder of regular files and folders, its links never followed (one found is refused)."""
+    pending = [(source.child(name), target.child(name, create=True))]
+    while pending:
+        here, there = pending.pop()
+        with here, there:
+            for entry in here.names():
+                kind = here.kind(entry)
+                if kind == "folder":
+                    pending.append((here.child(entry), there.child(entry, create=True)))
+                elif kind == "file":
+                    _atomic.copy_file(here, entry, there, entry)
+                else:
+                    raise _atomic.refused(here.path / entry, "it is a symbolic link or special file, never copied")
+            there.chmod(stat.S_IMODE(here.own_stat().st_mode))
 
 
 class _TaskLock:
@@ -292,75 +411,106 @@ class _TaskLock:
 
     An exclusive ``flock`` on the task folder itself, which keeps its inode when it moves between state
     folders, so nothing is added to the run tree. Finding (or creating) the folder and moving it happen under a
-    short ``flock`` on the run folder, so that a writer never looks for the task while another moves it.
+    short ``flock`` on the run folder, so that a writer never looks for the task while another moves it. The
+    task folder and its parent are held open: what is written goes into them, wherever their names now lead.
     """
 
-    def __init__(self, root: Path, name: str) -> None:
+    def __init__(self, root: _atomic.Folder, details: _atomic.Folder, name: str) -> None:
         self.root = root
-        self.details = root / "details"
+        self.details = details
         self.name = name
-        self.folder = self.details / RUNNING / name
-        self._descriptor = -1
+        self.state: str | None = RUNNING  # None: the older details/<name> place
+        self.parent: _atomic.Folder | None = None
+        self._folder: _atomic.Folder | None = None
+
+    @property
+    def folder(self) -> _atomic.Folder:
+        assert self._folder is not None
+        return self._folder
+
+    @property
+    def relative(self) -> str:
+        """The task folder's path relative to the run."""
+        return f"details/{self.state}/{self.name}" if self.state is not None else f"details/{self.name}"
 
     @contextlib.contextmanager
     def run(self) -> Iterator[None]:
-        if fcntl is None:  # no flock, and a folder cannot be opened there either
+        if fcntl is None or self.root.fd < 0:  # no flock, or no folder to hold it
             yield
             return
-        descriptor = os.open(self.root, os.O_RDONLY)
+        descriptor = os.open(".", os.O_RDONLY, dir_fd=self.root.fd)
         try:
             _flock(descriptor, blocking=True)
             yield
         finally:
             os.close(descriptor)
 
+    def _found_or_made(self) -> _Place:
+        found = _existing(self.details, self.name)
+        if found is not None:
+            return found
+        parent = self.details.child(RUNNING, create=True)
+        try:
+            return RUNNING, parent, parent.child(self.name, create=True)
+        except BaseException:
+            parent.close()
+            raise
+
     def __enter__(self) -> _TaskLock:
         if fcntl is None:
-            self.folder = _existing(self.details, self.name) or self.folder
-            self.folder.mkdir(parents=True, exist_ok=True)
+            self._take(*self._found_or_made())
             return self
         while True:
             with self.run():
-                folder = _existing(self.details, self.name)
-                if folder is None:
-                    folder = self.details / RUNNING / self.name
-                    folder.mkdir(parents=True, exist_ok=True)
-                descriptor = os.open(folder, os.O_RDONLY)
-                if self._held(folder, descriptor, blocking=False):
+                state, parent, folder = self._found_or_made()
+                try:
+                    held = _flock(folder.fd, blocking=False)
+                except BaseException:
+                    _close(parent, folder)
+                    raise
+                if held:
+                    self._take(state, parent, folder)
                     return self
-            if self._held(folder, descriptor, blocking=True):
-                return self
-
-    def _held(self, folder: Path, descriptor: int, *, blocking: bool) -> bool:
-        """Whether the lock on this folder is now ours. Without waiting, False leaves the descriptor open for the
-        wait; after the wait, False means the folder went away (and the descriptor is closed)."""
-        try:
-            if not blocking:
-                if not _flock(descriptor, blocking=False):
-                    return False  # the caller waits for it, outside the run lock
-            else:
-                _flock(descriptor, blocking=True)  # the other writer is done with it
+            try:
+                _flock(folder.fd, blocking=True)  # the other writer is done with it
                 with self.run():
                     current = _existing(self.details, self.name)
-                    if current is None or not os.path.samestat(os.stat(current), os.fstat(descriptor)):
-                        os.close(descriptor)  # it went away while we waited: look again
-                        return False
-                    folder = current
-        except BaseException:
-            os.close(descriptor)
-            raise
-        self.folder, self._descriptor = folder, descriptor
-        return True
+                    if current is not None and current[2].same_as(folder):
+                        _close(parent, current[2])
+                        self._take(current[0], current[1], folder)  # the descriptor that holds the lock
+                        return self
+                    if current is not None:
+                        _close(current[1], current[2])
+            except BaseException:
+                _close(parent, folder)
+                raise
+            _close(parent, folder)  # it went away while we waited: look again
+
+    def _take(self, state: str | None, parent: _atomic.Folder, folder: _atomic.Folder) -> None:
+        self.state, self.parent, self._folder = state, parent, folder
+
+    def moved(self, state: str, parent: _atomic.Folder) -> None:
+        assert self.parent is not None
+        self.parent.close()
+        self.state, self.parent = state, parent
 
     def __exit__(self, *exc_info: object) -> None:
-        if self._descriptor >= 0:
-            os.close(self._descriptor)
+        if self.parent is not None:
+            _close(self.parent, self.folder)
+
+
+_Place = tuple[str | None, _atomic.Folder, _atomic.Folder]  # state (None: details/<name>), parent, task folder
+
+
+def _close(*folders: _atomic.Folder) -> None:
+    for folder in folders:
+        folder.close()
 
 
 def _flock(descriptor: int, *, blocking: bool) -> bool:
     """Take an exclusive lock; False if ``blocking`` is off and another holds it. Where the platform or the
     file system has no ``flock``, writers are not serialized (a lock that cannot be had is no lock)."""
-    if fcntl is None:
+    if fcntl is None or descriptor < 0:
         return True
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
@@ -373,27 +523,57 @@ def _flock(descriptor: int, *, blocking: bool) -> bool:
     return True
 
 
-def _existing(details: Path, name: str) -> Path | None:
-    for candidate in [*(details / state / name for state in STATES), details / name]:
-        if candidate.is_dir() and not candidate.is_symlink():
-            return candidate
-    return None
+def _existing(details: _atomic.Folder, name: str) -> _Place | None:
+    """Where the task's folder is (the first of the state folders, then ``details/<name>``), opened; a link or a
+    file in its place is refused, never passed by."""
+    for state in STATES:
+        parent = details.find(state)
+        if parent is None:
+            continue
+        try:
+            folder = parent.find(name)
+        except BaseException:
+            parent.close()
+            raise
+        if folder is not None:
+            return state, parent, folder
+        parent.close()
+    folder = details.find(name)
+    return (None, details.descend([]), folder) if folder is not None else None
 
 
-def _identity(path: Path, task_id: str) -> dict[str, Any]:
-    if not path.exists():
+_ATTEMPT_KEY = re.compile(r"[1-9][0-9]*")
+_INDEX_LIMIT = 64 << 20  # an identity index holds an id and a few names: a larger one is not read
+
+
+def _identity(task: _atomic.Folder, task_id: str) -> dict[str, Any]:
+    """The identity index already in the task folder, checked before anything of it is used; a new one if none.
+
+    It is input like any file of the run: it must be this task's index, and each attempt must map to
+    ``attempt-<n>`` with its own canonical number, so that no name it holds can become a place to write.
+    """
+    path = task.path / "task.json"
+    raw = task.read("task.json", _INDEX_LIMIT)
+    if raw is None:
         return {"schema_version": TASK_SCHEMA, "task_id": task_id, "attempts": {}}
     try:
-        index = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise SpecError(f"{path}: the existing task index cannot be read ({error}); nothing was written") from None
+        index = json.loads(raw)
+    except ValueError as error:
+        raise _atomic.refused(path, f"the task index there is not JSON ({error}); nothing was written") from None
     if (
         not isinstance(index, dict)
         or index.get("schema_version") not in READABLE_SCHEMAS
         or index.get("task_id") != task_id
         or not isinstance(index.get("attempts"), dict)
     ):
-        raise SpecError(f"{path}: the existing task index is for another task or layout; nothing was written")
+        raise _atomic.refused(path, "the task index there is for another task or layout; nothing was written")
+    for key, directory in index["attempts"].items():
+        if not _ATTEMPT_KEY.fullmatch(key) or directory != f"attempt-{key}":
+            raise _atomic.refused(
+                path,
+                f"the task index there maps attempt {quote(key)} to {describe(directory)}, not to attempt-<n> with "
+                "its own canonical number; nothing was written",
+            )
     return index
 
 
@@ -406,23 +586,57 @@ def _state(attempts: dict[str, Any]) -> str:
     )
 
 
-def _move(source: Path, target: Path, root: Path) -> None:
+def _move(lock: _TaskLock, details: _atomic.Folder, state: str) -> None:
     """Move a task folder to another state, rewriting the run-relative artifact directories it stores."""
-    if target.exists():
-        raise SpecError(f"{target} already exists; the task has two result folders")
-    old = Path(os.path.relpath(source, root)).as_posix() + "/"
-    new = Path(os.path.relpath(target, root)).as_posix() + "/"
-    for pattern in ("attempt-*/*.json", "attempt-*/retries/*.json", "attempt-*/retries/*/*.json"):
-        for path in sorted(source.glob(pattern)):
-            try:
-                value = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue  # not ours to repair; the validator reports it
-            moved = _relocate(value, old, new)
-            if moved != value:
-                _atomic.write_atomic(path, _atomic.serialize(moved, "json"))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(source, target)
+    old = lock.relative + "/"
+    new = f"details/{state}/{lock.name}/"
+    with details.child(state, create=True) as parent:
+        if parent.kind(lock.name) is not None:
+            raise SpecError(f"{parent.path / lock.name} already exists; the task has two result folders")
+        _each_stored_folder(lock.folder, lambda folder: _relocate_files(folder, old, new))
+        assert lock.parent is not None
+        here = lock.parent.path / lock.name
+        try:
+            named = lock.parent.stat(lock.name)
+        except OSError as error:
+            raise WriteError.of(here, error) from None
+        if not os.path.samestat(named, lock.folder.own_stat()):  # what the name leads to is not what was written
+            reason = "the task folder was replaced while it was written; it is not moved"
+            raise _atomic.refused(here, reason, errno.EBUSY)
+        lock.parent.rename(lock.name, parent, lock.name, replace=True)
+        parent.sync()
+        lock.moved(state, parent.descend([]))
+
+
+def _each_stored_folder(task: _atomic.Folder, action: Callable[[_atomic.Folder], None]) -> None:
+    """``action`` on each folder whose JSON files may hold run-relative paths: ``attempt-*/``, its ``retries/``
+    and each retry archive in it, opened without following a link (a link is passed by)."""
+    for name in task.names():
+        if not name.startswith("attempt-") or task.kind(name) != "folder":
+            continue
+        with task.child(name) as attempt:
+            action(attempt)
+            if attempt.kind("retries") != "folder":
+                continue
+            with attempt.child("retries") as retries:
+                action(retries)
+                for archive in retries.names():
+                    if retries.kind(archive) == "folder":
+                        with retries.child(archive) as folder:
+                            action(folder)
+
+
+def _relocate_files(folder: _atomic.Folder, old: str, new: str) -> None:
+    for name in folder.names():
+        if not name.endswith(".json") or folder.kind(name) != "file":
+            continue
+        try:
+            value = json.loads(folder.read(name, current().limits.max_file_size) or b"")
+        except (OSError, ValueError):
+            continue  # not ours to repair; the validator reports it
+        moved = _relocate(value, old, new)
+        if moved != value:
+            folder.write(name, _atomic.serialize(moved, "json"))
 
 
 def _relocate(value: Any, old: str, new: str) -> Any:

@@ -14,7 +14,9 @@ job once it has checked that the new one is what it would write. The staging fol
 
 from __future__ import annotations
 
+import contextlib
 import filecmp
+import json
 import os
 import shutil
 import uuid
@@ -24,9 +26,12 @@ from typing import TYPE_CHECKING
 import attrs
 
 from .._issues import InvalidDocument, SpecError, UnconvertibleAttempt, WriteError
+from .._text import printable, quote
 from ..layouts import agentcompass as layout
 from ..records._states import STATES
 from ..walk._fs import is_file, is_folder
+from ..writing._atomic import LINK_REASON, Folder, copy_file
+from ..writing._atomic import refused as _refused
 
 if TYPE_CHECKING:
     from ..models import TaskDetail
@@ -82,6 +87,11 @@ def migrate_run(
     source = Path(run)
     if not is_folder(source) or not (is_folder(source / "details") or is_file(source / "run_info.json")):
         raise SpecError(f"{source} is not an AgentCompass run folder (no details/ or run_info.json in it)")
+    if os.path.islink(source / "details"):
+        raise SpecError(
+            f"{printable(str(source / 'details'), controls=True)} is a symbolic link; migrate never follows a link in "
+            "the run it reads or writes"
+        )
     if output is not None and in_place:
         raise SpecError("give either an output folder or --in-place, not both")
     if output is None and not in_place and not dry_run:
@@ -92,13 +102,18 @@ def migrate_run(
     destination = Path(output) if output is not None else source
     if output is not None and (destination.is_symlink() or (destination.exists() and _not_empty(destination))):
         raise SpecError(f"{destination} already exists; migrate writes a new folder (or use --in-place)")
+    if in_place and not dry_run and os.path.lexists(source / STAGING) and not is_folder(source / STAGING):
+        raise SpecError(
+            f"{printable(str(source / STAGING), controls=True)} is not a folder (a link or a file where migrate "
+            "stages its work); nothing was changed: remove it first"
+        )
     if is_folder(source / STAGING):
         if not in_place or dry_run:
             raise SpecError(
                 f"{source} holds an interrupted migration ({STAGING}/); run `agentbeats-spec migrate --in-place` "
                 "on it to finish it first"
             )
-        _recover(source, source / STAGING)
+        _recover(source)
     try:
         tasks = _survey(source)
     except OSError as error:
@@ -224,78 +239,170 @@ def _copy_then_migrate(source: Path, destination: Path, tasks: list[_Task]) -> N
 
 
 def _migrate_tasks(run: Path, tasks: list[_Task]) -> None:
-    staging = run / STAGING
     todo = [task for task in tasks if task.record is not None and task.target is not None]
     if not todo:
         return
-    staging.mkdir()
-    for index, task in enumerate(todo):
-        try:
-            reason = _migrate_task(run, staging / str(index), task)
-        except SpecError as error:  # write_task refused it; the task is as it was
-            reason = str(error)
-        if reason:
-            tasks[tasks.index(task)] = attrs.evolve(task, reason=reason)
-    shutil.rmtree(staging)
+    with Folder.root(run) as root:
+        with root.child(STAGING, new=True) as staging:
+            for index, task in enumerate(todo):
+                try:
+                    reason = _migrate_task(root, staging, str(index), task)
+                except SpecError as error:  # write_task refused it; the task is as it was
+                    reason = str(error)
+                if reason:
+                    tasks[tasks.index(task)] = attrs.evolve(task, reason=reason)
+        root.remove_tree(STAGING)
 
 
-def _migrate_task(run: Path, stage: Path, task: _Task) -> str:
-    """Convert one v2 task in place, through the staging run; a reason when it had to be left as it was."""
+def _migrate_task(root: Folder, staging: Folder, key: str, task: _Task) -> str:
+    """Convert one v2 task in place, through the staging run; a reason when it had to be left as it was.
+
+    Every folder is held open from the run down, never through a link, and every move is a rename between open
+    folders: a link in the run (or one swapped in meanwhile) is refused, never followed.
+    """
     from . import _detail
 
     assert task.target is not None and task.record is not None
-    old, final = run / task.folder, run / task.target
-    stage.mkdir()
-    (stage / "origin").write_text(task.folder.as_posix(), encoding="utf-8")  # for _recover
-    _link_tree(old, stage / "details" / old.name)
-    written = _detail.write_task(stage, task.record).parent
-    trash = stage / "replaced"
-    if final == old:  # a v2 index already in a state folder: the new folder takes the old one's place
-        os.rename(old, trash)
-        os.rename(written, final)
-    elif final.exists():
-        # Both exist: a migration stopped between its two renames, or the run holds the task twice.
-        if not _same_tree(written, final):
-            return (
-                f"{task.target} also exists and differs from what the conversion writes; "
-                "compare the two folders and remove the one that is wrong"
-            )
-    else:
-        final.parent.mkdir(parents=True, exist_ok=True)
-        os.rename(written, final)
-    if final != old:
-        os.rename(old, trash)
-    shutil.rmtree(stage)
+    *old_at, name = task.folder.parts
+    *final_at, final_name = task.target.parts
+    with contextlib.ExitStack() as stack:
+        stage = stack.enter_context(staging.child(key, new=True))
+        stage.write("origin", task.folder.as_posix().encode("utf-8"))  # for _recover
+        old_parent = stack.enter_context(root.descend(old_at))
+        with old_parent.child(name) as old, stage.child("details", create=True) as copied:
+            _link_tree(old, copied, name)
+        state, written = _detail.write_task_into(stage, task.record)
+        written_parent = stack.enter_context(stage.descend(["details", state]))
+        if task.target == task.folder:  # a v2 index already in a state folder: the new folder takes its place
+            old_parent.rename(name, stage, "replaced")
+            written_parent.rename(written, old_parent, name)
+        else:
+            final_parent = stack.enter_context(root.descend(final_at, create=True))
+            found = final_parent.kind(final_name)
+            if found not in (None, "folder"):
+                raise _refused(final_parent.path / final_name, LINK_REASON if found == "link" else "it is not a folder")
+            if found is not None:
+                # Both exist: a migration stopped between its two renames, or the run holds the task twice.
+                if not _same_tree(stage.path / "details" / state / written, root.path / task.target):
+                    return (
+                        f"{task.target} also exists and differs from what the conversion writes; "
+                        "compare the two folders and remove the one that is wrong"
+                    )
+            else:
+                written_parent.rename(written, final_parent, final_name)
+            old_parent.rename(name, stage, "replaced")
+    staging.remove_tree(key)
     return ""
 
 
-def _recover(run: Path, staging: Path) -> None:
+def _recover(run: Path) -> None:
     """Undo what an interrupted migrate left: a replaced folder whose place is empty goes back (the next pass
-    converts it again, or finishes the job when its v3 folder is already in place); the rest are copies."""
-    for stage in sorted(staging.iterdir()):
-        replaced, origin = stage / "replaced", stage / "origin"
-        if is_folder(replaced) and is_file(origin):
-            place = run / origin.read_text(encoding="utf-8")
-            if not place.exists() and layout.MIGRATION_STAGING not in place.parts:
-                place.parent.mkdir(parents=True, exist_ok=True)
-                os.rename(replaced, place)
-    shutil.rmtree(staging)
+    converts it again, or finishes the job when its v3 folder is already in place); the rest are copies.
+
+    The staging folder is input like the rest of the run: each replaced folder goes back only to a place the
+    recovery can verify (its ``origin`` names a task folder of this run's ``details/``, the one named for the task
+    its ``task.json`` holds, reached without a link). Anything else is refused before anything is moved, and the
+    run is left as it was.
+    """
+    with Folder.root(run) as root:
+        with root.child(STAGING) as staging:
+            moves: list[tuple[str, list[str]]] = []
+            problems: list[str] = []
+            for key in staging.names():
+                problem, place = _verified(staging, key)
+                if not problem and place is not None:
+                    problem = _unreachable(root, place)
+                if problem:
+                    problems.append(f"{key}: {problem}")
+                elif place is not None:
+                    moves.append((key, place))
+            if problems:
+                raise SpecError(
+                    f"{printable(str(run / STAGING), controls=True)} holds an interrupted migration that cannot be "
+                    f"verified ({'; '.join(problems)}); nothing was changed: move back by hand what belongs in "
+                    f"details/, then remove {STAGING}/"
+                )
+            for key, place in moves:
+                *parents, name = place
+                with staging.child(key) as stage, root.descend(parents, create=True) as parent:
+                    if parent.kind(name) is None:
+                        stage.rename("replaced", parent, name)
+        root.remove_tree(STAGING)
 
 
-def _link_tree(source: Path, target: Path) -> None:
-    """A copy of a folder whose files are hard links (copies where links are not possible); links stay links."""
-    target.mkdir(parents=True)
-    for entry in os.scandir(source):
-        destination = target / entry.name
-        if entry.is_symlink():
-            os.symlink(os.readlink(entry.path), destination)
-        elif entry.is_dir(follow_symlinks=False):
-            _link_tree(Path(entry.path), destination)
-        else:
+def _unreachable(root: Folder, place: list[str]) -> str:
+    """Why a task folder's place cannot be reached from the run without a link (empty when it can)."""
+    at = root.descend([])
+    try:
+        for name in place[:-1]:
+            kind = at.kind(name)
+            if kind is None:
+                return ""  # made when the folder goes back
+            if kind != "folder":
+                return f"{'/'.join(place)} is reached through a {'symbolic link' if kind == 'link' else 'file'}"
+            below = at.child(name)
+            at.close()
+            at = below
+        return ""
+    finally:
+        at.close()
+
+
+def _verified(staging: Folder, key: str) -> tuple[str, list[str] | None]:
+    """Why the stage ``key`` cannot be recovered (empty when it can), and where its replaced folder goes back to
+    (None when it holds only copies)."""
+    kind = staging.kind(key)
+    if kind != "folder":
+        return f"a {'symbolic link' if kind == 'link' else 'file'} where a stage folder belongs", None
+    with staging.child(key) as stage:
+        replaced = stage.kind("replaced")
+        if replaced is None:
+            return "", None  # stopped before the old folder moved: only copies
+        if replaced != "folder":
+            return "replaced is not a folder", None
+        try:
+            origin = (stage.read("origin", 4096) or b"").decode("utf-8")
+        except (WriteError, UnicodeDecodeError):
+            return "origin cannot be read as a file", None
+        place = origin.split("/")
+        name = place[-1]
+        states = len(place) == 3 and place[1] in STATES
+        if place[0] != "details" or not (states or (len(place) == 2 and name not in STATES)) or not _plain(name):
+            return f"origin {quote(origin)} is not a task folder of this run's details/", None
+        with stage.child("replaced") as folder:
             try:
-                os.link(entry.path, destination)
-            except OSError:
-                shutil.copy2(entry.path, destination)
+                index = json.loads(folder.read("task.json", 64 << 20) or b"null")
+            except (WriteError, ValueError):
+                index = None
+        task_id = index.get("task_id") if isinstance(index, dict) else None
+        if not isinstance(task_id, str) or layout.task_folder_name(task_id) != name:
+            return f"origin {quote(origin)} is not the folder of the task replaced/task.json holds", None
+        return "", place
+
+
+def _plain(name: str) -> bool:
+    return name not in ("", ".", "..") and not name.startswith(".") and "\\" not in name and "\0" not in name
+
+
+def _link_tree(source: Folder, target: Folder, name: str) -> None:
+    """A copy of a folder whose files are hard links (copies where links are not possible); links stay links.
+    Nothing is followed: both sides are held open, folder by folder."""
+    pending = [(source.descend([]), target.child(name, new=True))]
+    while pending:
+        here, there = pending.pop()
+        with here, there:
+            for name in here.names():
+                kind = here.kind(name)
+                if kind == "link":
+                    there.symlink(here.readlink(name), name)
+                elif kind == "folder":
+                    pending.append((here.child(name), there.child(name, new=True)))
+                else:
+                    try:
+                        there.hard_link(here, name)
+                    except OSError:
+                        if kind == "file":
+                            copy_file(here, name, there, name)
 
 
 def _same_tree(left: Path, right: Path) -> bool:

@@ -19,6 +19,8 @@ def in_style_of(path: Path, data: dict[str, Any]) -> bytes | None:
     The result is read back with tomli and must mean exactly ``data``; if it does not, None (the caller writes
     plain TOML), so a quirk of the style-keeping library can never change what is written.
     """
+    if path.is_symlink() or not path.is_file():  # a link is replaced by the write: nothing of its target is kept
+        return None
     raw, problem = read_bounded(path)
     if problem is not None or not raw:
         return None
