@@ -27,7 +27,18 @@ import attrs
 from .._issues import Finding
 from .._settings import AllowList, fingerprint
 from ..reading._pointers import to_pointer
-from ._vocabulary import EVALUATION_FACTS, SCAN_SHAPES, SCAN_SHORTEST, is_credential_name_for_scan, is_placeholder
+from ._vocabulary import (
+    EVALUATION_FACTS,
+    SCAN_HINT,
+    SCAN_SHAPES,
+    SCAN_SHORTEST,
+    is_basic_credentials_member,
+    is_credential_name_for_scan,
+    is_placeholder,
+)
+
+# The baseline type of a secret found by a member's name (detect-secrets' name for a secret found by keyword).
+BY_NAME = "Secret Keyword"
 
 
 def mask(secret: str) -> str:
@@ -49,46 +60,61 @@ class Secret:
     # Where the secret is inside the string value (or the line); None when the whole value is the secret.
     span: tuple[int, int] | None
     fact: bool = False
+    # What a .secrets.baseline entry calls it (``type``), detect-secrets' name where it has one.
+    baseline_type: str = BY_NAME
 
 
 def shape_spans(text: str, allow: AllowList = NOTHING_ALLOWED) -> list[tuple[int, int, str]]:
-    """Every credential shape in a string, as (start, end, what), the secret alone in each span.
+    """Every credential shape in a string, as (start, end, what), the secret alone in each span."""
+    return [(start, end, SCAN_SHAPES[rank].what) for start, end, rank in _shape_spans(text, allow)]
+
+
+def _shape_spans(text: str, allow: AllowList) -> list[tuple[int, int, int]]:
+    """Every credential shape in a string, as (start, end, rank of its shape in ``SCAN_SHAPES``).
 
     Matches do not overlap (on the same start, the shape listed first wins). The search is repeated on the text
     with the secrets found blanked out, until it finds nothing new: masking one secret can expose another (a
     ``\\b`` before ``sk-`` once the key glued to it is gone), and every secret a redacted copy would still show
     is found here, from the start.
     """
-    if len(text) < SCAN_SHORTEST or not any(pattern.search(text) for _, pattern, _ in SCAN_SHAPES):
-        return []  # the common case, at the cost of the searches alone
-    found: list[tuple[int, int, str]] = []
+    if len(text) < SCAN_SHORTEST or SCAN_HINT.search(text) is None:
+        return []  # the common case, at the cost of one search
+    found: list[tuple[int, int, int]] = []
     seen: set[tuple[int, int]] = set()
     work = text
     while True:
-        candidates = sorted(
-            (match.start(group), rank, match.end(group), what)
-            for rank, (what, pattern, group) in enumerate(SCAN_SHAPES)
-            for match in pattern.finditer(work)
-        )
-        fresh: list[tuple[int, int, str]] = []
+        candidates = sorted(_candidates(work))
+        fresh: list[tuple[int, int, int]] = []
         last_end = -1
-        for start, _, end, what in candidates:
+        for start, rank, end in candidates:
             if start < last_end or set(work[start:end]) <= {"*"}:
                 continue
             last_end = end  # a secret left in place (allowed) still hides what overlaps it
             if (start, end) not in seen:
-                fresh.append((start, end, what))
+                fresh.append((start, end, rank))
         if not fresh:
             return sorted(found)
         pieces, last = [], 0
-        for start, end, what in fresh:  # in order, without overlaps
+        for start, end, rank in fresh:  # in order, without overlaps
             seen.add((start, end))
             if allow.allows(text[start:end]):
                 continue
-            found.append((start, end, what))
+            found.append((start, end, rank))
             pieces += [work[last:start], "*" * (end - start)]
             last = end
         work = "".join([*pieces, work[last:]])
+
+
+def _candidates(text: str) -> Iterator[tuple[int, int, int]]:
+    """(start, rank, end) of every match of every shape that its test accepts, the secret's group alone."""
+    for rank, shape in enumerate(SCAN_SHAPES):
+        for match in shape.pattern.finditer(text):
+            group = next((group for group in shape.groups if match.start(group) >= 0), None)
+            if group is None:
+                continue
+            start, end = match.span(group)
+            if shape.accepts is None or shape.accepts(match, text[start:end]):
+                yield start, rank, end
 
 
 def secrets_in(value: Any, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Secret]:
@@ -105,13 +131,20 @@ def _walk(value: Any, path: tuple[str, ...], allow: AllowList, *, fact: bool) ->
                 if not allow.allows(item):
                     yield Secret(inner, f"the credential member {key!r} holds a value", item, None, in_fact)
                 continue
+            if isinstance(item, str) and is_basic_credentials_member(key, item):
+                if not allow.allows(item):
+                    what = f"the member {key!r} holds base64 credentials (user:password)"
+                    yield Secret(inner, what, item, None, in_fact, "Basic Auth Credentials")
+                continue
             yield from _walk(item, inner, allow, fact=in_fact)
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from _walk(item, (*path, str(index)), allow, fact=fact)
     elif isinstance(value, str):
-        for start, end, what in shape_spans(value, allow):
-            yield Secret(path, f"the string holds what looks like {what}", value[start:end], (start, end), fact)
+        for start, end, rank in _shape_spans(value, allow):
+            shape = SCAN_SHAPES[rank]
+            what = f"the string holds what looks like {shape.what}"
+            yield Secret(path, what, value[start:end], (start, end), fact, shape.baseline_type)
 
 
 def scan_data(value: Any, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Finding]:
