@@ -9,7 +9,8 @@ output, committed so that any tool can be pointed at them (``detect-secrets scan
 Positives are the shapes teams leak (issue 21): each case names the secrets a scan must report, exactly (the
 characters a redaction must remove). Negatives are ordinary text that looks like a secret to a careless rule.
 
-Regenerate with ``python -m tests.credentials.corpus``.
+Regenerate with ``python -m tests.credentials.corpus``; ``python -m tests.credentials.corpus --table`` prints the
+comparison with detect-secrets 1.5.0 that docs/security.md shows (``test_corpus.py`` holds the two equal).
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def _positives() -> list[Case]:
     for kind in ("OPENSSH", "EC", "ENCRYPTED", "DSA"):
         header = f"-----BEGIN {kind} PRIVATE KEY-----"
         block = f"{header}\n{_pem_body(4)}\n-----END {kind} PRIVATE KEY-----"
-        case(f"{kind.lower()}-private-key.json", f"an {kind} private key in a tool observation",
+        case(f"{kind.lower()}-private-key.json", f"a private key ({kind}) in a tool observation",
              _observation(f"cat ~/.ssh/id\n{block}\n"), block)  # fmt: skip
     case("private-key.pem", "a PKCS#8 private key file (its first line)",
          f"-----BEGIN PRIVATE KEY-----\n{_pem_body(8)}\n-----END PRIVATE KEY-----\n",
@@ -223,6 +224,9 @@ def _negatives() -> list[Case]:
          "machine api.example.com login bot password ${NETRC_PASSWORD}\n  password <your password>\n")
     case("basic-not-credentials.log", "Authorization: Basic with a value that is no user:password",
          "Authorization: Basic realm\nBasic configuration loaded from /etc/app.conf\n")  # fmt: skip
+    case("python-code.json", "code that passes credentials by name, holding none",
+         _observation("client = OpenAI(api_key=api_key)\nconn = connect(user=user, password=getpass())\n"
+                      'token=os.environ["GITHUB_TOKEN"]\n    secret=secret_value,\nif password == "":\n'))
     case("config.json", "ordinary settings named like credentials but not credentials",
          json.dumps({"eos_token": "</s>", "max_tokens": 512, "sort_key": "name", "api_key": "${OPENAI_API_KEY}",
                      "auth": "oauth", "password": "********"}, indent=2) + "\n")  # fmt: skip
@@ -254,6 +258,67 @@ def files() -> dict[str, str]:
     return written
 
 
+def secret_lines(case: Case, content: str) -> list[set[int]]:
+    """For each secret of a case, the lines of the file that hold its beginning (as written: escaped in JSON)."""
+    lines = content.splitlines()
+    found = []
+    for secret in case.secrets:
+        probes = {secret[:12], json.dumps(secret)[1:13]}
+        found.append({number for number, line in enumerate(lines, 1) if any(probe in line for probe in probes)})
+    return found
+
+
+def detect_secrets_findings(path: Path) -> list[tuple[int, str]]:
+    """(line, type) of what detect-secrets, with its default plugins and filters, reports in one file."""
+    from detect_secrets import SecretsCollection
+    from detect_secrets.settings import default_settings
+
+    with default_settings():
+        collection = SecretsCollection()
+        collection.scan_file(str(path))
+        return sorted({(secret.line_number, secret.type) for _, secret in collection})
+
+
+def verdict(case: Case, secrets_found: int, flagged: list[str]) -> str:
+    """One cell of the comparison: a positive found, partly found or missed; a negative clean or flagged."""
+    if case.label == "negative":
+        return "clean" if not flagged else "**flagged**: " + ", ".join(flagged)
+    if secrets_found == len(case.secrets):
+        return "found"
+    return "**missed**" if secrets_found == 0 else f"**{secrets_found} of {len(case.secrets)}**"
+
+
+def comparison(folder: Path = CORPUS) -> str:
+    """The table docs/security.md shows: each case, and what agentbeats-spec and detect-secrets 1.5.0 make of it."""
+    from agentbeats_spec import scan
+    from agentbeats_spec._settings import fingerprint
+
+    rows = ["| case | what it holds | agentbeats-spec | detect-secrets 1.5.0 |", "| --- | --- | --- | --- |"]
+    totals = {"ours": [0, 0], "theirs": [0, 0]}  # positives found, negatives flagged
+    for case in cases():
+        path = folder / case.path
+        issues = [issue for issue in scan(path) if issue.code == "security.secret"]
+        wanted = [fingerprint(secret) for secret in case.secrets]
+        reported = [issue.message.rsplit("fingerprint ", 1)[1][:16] for issue in issues]
+        ours = sum(min(wanted.count(f), reported.count(f)) for f in set(wanted))
+        theirs_found = detect_secrets_findings(path)
+        lines = {line for line, _ in theirs_found}
+        theirs = sum(1 for where in secret_lines(case, path.read_text(encoding="utf-8")) if where & lines)
+        ours_cell = verdict(case, ours, [f"line {issue.line}" for issue in issues])
+        theirs_cell = verdict(case, theirs, [f"{kind} (line {line})" for line, kind in theirs_found])
+        for who, cell in (("ours", ours_cell), ("theirs", theirs_cell)):
+            totals[who][case.label == "negative"] += cell in ("found",) or cell.startswith("**flagged")
+        rows.append(f"| `{case.path}` | {case.what} | {ours_cell} | {theirs_cell} |")
+    positives = sum(case.label == "positive" for case in cases())
+    negatives = len(cases()) - positives
+    rows.append(
+        f"| **total** | {positives} positives, {negatives} negatives "
+        f"| {totals['ours'][0]} found, {totals['ours'][1]} flagged "
+        f"| {totals['theirs'][0]} found, {totals['theirs'][1]} flagged |"
+    )
+    return "\n".join(rows) + "\n"
+
+
 def write(folder: Path = CORPUS) -> None:
     for relative, content in files().items():
         target = folder / relative
@@ -262,4 +327,9 @@ def write(folder: Path = CORPUS) -> None:
 
 
 if __name__ == "__main__":
-    write()
+    import sys
+
+    if sys.argv[1:] == ["--table"]:
+        print(comparison(), end="")
+    else:
+        write()

@@ -104,7 +104,9 @@ def test_a_name_can_be_one_readers_credential_and_not_the_others() -> None:
         ("sk-short", "sk-short", "sk-short"),
     ],
 )
-def test_an_sk_key_is_one_shape_for_the_scan_and_the_writer(text: str, masked_by_the_writer: str, redacted: str) -> None:
+def test_an_sk_key_is_one_shape_for_the_scan_and_the_writer(
+    text: str, masked_by_the_writer: str, redacted: str
+) -> None:
     assert vocabulary.SK_KEY in {shape.pattern for shape in vocabulary.SCAN_SHAPES}
     assert vocabulary.SK_KEY in {pattern for pattern, _ in vocabulary.WRITER_TEXT_SHAPES}
     assert mask_text(text) == masked_by_the_writer

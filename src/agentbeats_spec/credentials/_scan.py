@@ -32,6 +32,7 @@ from ._vocabulary import (
     SCAN_HINT,
     SCAN_SHAPES,
     SCAN_SHORTEST,
+    Shape,
     is_basic_credentials_member,
     is_credential_name_for_scan,
     is_placeholder,
@@ -147,6 +148,13 @@ def _walk(value: Any, path: tuple[str, ...], allow: AllowList, *, fact: bool) ->
             yield Secret(path, what, value[start:end], (start, end), fact, shape.baseline_type)
 
 
+def secret_id(kind: str, secret: str) -> tuple[str, str]:
+    """What a ``.secrets.baseline`` names a secret by: its type and the SHA-1 of its text (detect-secrets' hash)."""
+    import hashlib  # only a secret scan needs it (see _settings.fingerprint)
+
+    return kind, hashlib.sha1(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def scan_data(value: Any, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Finding]:
     """Findings in a parsed document, with their pointers."""
     for secret in secrets_in(value, allow):
@@ -157,6 +165,7 @@ def scan_data(value: Any, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Findin
             to_pointer(secret.path),
             "security.secret",
             f"{secret.what}: {mask(secret.text)}, fingerprint {fingerprint(secret.text)}{note}",
+            secret_id=secret_id(secret.baseline_type, secret.text),
         )
 
 
@@ -171,19 +180,25 @@ def lines_of(text: str) -> Iterator[tuple[int, int, str]]:
 
 def text_secrets(text: str, allow: AllowList = NOTHING_ALLOWED) -> Iterator[tuple[int, int, int, str, str]]:
     """Credential shapes in a text file that is no JSON or TOML document: (line, column, offset, what, secret)."""
+    for number, column, offset, shape, secret in _line_secrets(text, allow):
+        yield number, column, offset, shape.what, secret
+
+
+def _line_secrets(text: str, allow: AllowList) -> Iterator[tuple[int, int, int, Shape, str]]:
     for number, offset, line in lines_of(text):
-        for start, end, what in shape_spans(line, allow):
-            yield number, start + 1, offset + start, what, line[start:end]
+        for start, end, rank in _shape_spans(line, allow):
+            yield number, start + 1, offset + start, SCAN_SHAPES[rank], line[start:end]
 
 
 def scan_text(text: str, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Finding]:
     """Findings in a text file that is no JSON or TOML document, by line and column."""
-    for line, column, _, what, secret in text_secrets(text, allow):
+    for line, column, _, shape, secret in _line_secrets(text, allow):
         yield Finding(
             "",
             "security.secret",
-            f"the line holds what looks like {what}: {mask(secret)}, fingerprint {fingerprint(secret)}; "
+            f"the line holds what looks like {shape.what}: {mask(secret)}, fingerprint {fingerprint(secret)}; "
             "remove it or run agentbeats-spec redact",
             line=line,
             column=column,
+            secret_id=secret_id(shape.baseline_type, secret),
         )

@@ -145,7 +145,7 @@ def _base64_credentials(secret: str) -> bool:
         decoded = base64.b64decode(secret + "=" * (-len(secret) % 4), validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError, ValueError):
         return False
-    user, colon, password = decoded.partition(":")
+    _user, colon, password = decoded.partition(":")
     return bool(colon) and bool(password) and decoded.isprintable()
 
 
@@ -169,7 +169,11 @@ def _basic(match: re.Match[str], secret: str) -> bool:
 
 
 def _credential_assignment(match: re.Match[str], secret: str) -> bool:
-    return is_credential_name_for_scan(match.group("name")) and _a_password(match, secret)
+    name = match.group("name")
+    bare = match.start(5) >= 0
+    if bare and match.group("export") is None and not name.isupper():
+        return False
+    return is_credential_name_for_scan(name) and _a_password(match, secret)
 
 
 class Shape(NamedTuple):
@@ -190,9 +194,11 @@ SCAN_SHAPES: tuple[Shape, ...] = (
     Shape("an Anthropic API key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}"), (0,), "Anthropic API Key"),
     Shape("an OpenAI API key", SK_KEY, (0,), "OpenAI Token", _random),
     Shape(
-        "a GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"), (0,),
+        "a GitHub token",
+        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+        (0,),
         "GitHub Token",
-    ),  # fmt: skip
+    ),
     Shape("a GitLab token", re.compile(r"\bgl(?:pat|dt|rt|ptt|soat)-[A-Za-z0-9_-]{20,}"), (0,), "GitLab Token"),
     Shape("an AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), (0,), "AWS Access Key"),
     # A secret access key is 40 characters of base64, which many hashes are too: it is reported next to a name
@@ -297,14 +303,16 @@ SCAN_SHAPES: tuple[Shape, ...] = (
         _a_password,
     ),
     # A shell (or .env) assignment of a credential-like name, as the scan's names are (DB_PASSWORD, API_KEY,
-    # GITHUB_TOKEN), quoted or not: "export DB_PASSWORD=…", "DB_PASSWORD='…' ./run", "set TOKEN=…".
+    # GITHUB_TOKEN): "export DB_PASSWORD=…", "DB_PASSWORD='…' ./run", "set TOKEN=…". A value written bare is one
+    # only after export (or set, declare -x) or under a name in capitals, as environment variables are named: in
+    # code, api_key=api_key and password=getpass() are no secrets, while a quoted literal always is one.
     Shape(
         "a credential assigned in a shell",
         re.compile(
-            r"(?m)(?:^|(?<=[\s;&|(]))(?:export\s+|set\s+|declare\s+-x\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)="
-            r"(?:\"([^\"\n]{3,})\"|'([^'\n]{3,})'|([^\s\"'`;&|()]{3,}))"
+            r"(?m)(?:^|(?<=[\s;&|(]))(?P<export>(?:export|set|declare\s+-x)\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)="
+            r"(?:\"([^\"\n]{3,})\"|'([^'\n]{3,})'|([^\s\"'`;&|()<>\[\]{},]{3,})(?=[\s;&|)]|$))"
         ),
-        (2, 3, 4),
+        (3, 4, 5),
         "Secret Keyword",
         _credential_assignment,
     ),
