@@ -140,6 +140,10 @@ def _positives() -> list[Case]:
     client = {"installed": {"client_id": "123456789012-fake.apps.googleusercontent.com", "client_secret": gocspx}}
     case("google-client-secret.json", "a Google OAuth client secret (GOCSPX-)", json.dumps(client, indent=2) + "\n",
          gocspx)  # fmt: skip
+    printed = "GOCSPX-" + urlsafe(28)
+    case("google-client-secret-observation.json", "a Google OAuth client secret a tool printed",
+         _observation(f"$ gcloud auth print-client\nclient id 1234-fake.apps.googleusercontent.com, secret {printed}"),
+         printed)  # fmt: skip
     ya29 = "ya29." + urlsafe(120)
     case("google-access-token.log", "a Google OAuth access token (ya29.)",
          f"> GET /drive/v3/files HTTP/1.1\n> Authorization: Bearer {ya29}\n", ya29)  # fmt: skip
@@ -147,6 +151,9 @@ def _positives() -> list[Case]:
     case("google-api-key-observation.json", "a Google API key in a tool observation",
          _observation(f"fetching https://maps.googleapis.com/maps/api/geocode/json?address=Paris&key={google}",
                       f"GOOGLE_MAPS_KEY_{google} was rejected"), google, google)  # fmt: skip
+    live, restricted = "sk_live_" + alnum(24), "rk_live_" + alnum(24)
+    case("stripe-keys.log", "a Stripe live secret key and a restricted key",
+         f"stripe.api_key set to {live}\nrestricted key: {restricted}\n", live, restricted)  # fmt: skip
     whsec = "whsec_" + alnum(32)
     case("stripe-webhook.env", "a Stripe webhook signing secret", f"STRIPE_WEBHOOK_SECRET={whsec}\n", whsec)
     basic = base64.b64encode(f"ci-bot:{alnum(18)}".encode()).decode()
@@ -199,10 +206,15 @@ def _negatives() -> list[Case]:
     )
     case("css-spinner.json", "CSS class names of a spinner library (sk-fading-circle)",
          _observation("$ curl -s https://example.com/loading.html\n" + spinner))  # fmt: skip
-    case("bearer-prose.json", "Bearer followed by English words",
-         _observation("The API expects a Bearer token in the Authorization header.",
-                      "I am the Bearer of bad news: the tests failed.",
-                      "Use Bearer authentication with the header Authorization: Bearer YOUR_ACCESS_TOKEN_HERE"))
+    case(
+        "bearer-prose.json",
+        "Bearer followed by English words",
+        _observation(
+            "The API expects a Bearer token in the Authorization header.",
+            "I am the Bearer of bad news: the tests failed.",
+            "Use Bearer authentication with the header Authorization: Bearer YOUR_ACCESS_TOKEN_HERE",
+        ),
+    )
     case("url-references.log", "URL passwords that are references or the word password",
          "DATABASE_URL=postgres://app:${DB_PASSWORD}@db:5432/app\n"
          "see https://user:password@example.com/docs for the format\n"
@@ -220,13 +232,21 @@ def _negatives() -> list[Case]:
     case("prose.txt", "prose about passwords, tokens and keys",
          "Enter the password for the user when asked.\nThe token limit is max_tokens=1024 and eos_token=</s>.\n"
          "password reset links expire after one hour\nA private key must never be committed.\n")  # fmt: skip
-    case("netrc-placeholder.txt", "a .netrc documented with placeholders",
-         "machine api.example.com login bot password ${NETRC_PASSWORD}\n  password <your password>\n")
+    case(
+        "netrc-placeholder.txt",
+        "a .netrc documented with placeholders",
+        "machine api.example.com login bot password ${NETRC_PASSWORD}\n  password <your password>\n",
+    )
     case("basic-not-credentials.log", "Authorization: Basic with a value that is no user:password",
          "Authorization: Basic realm\nBasic configuration loaded from /etc/app.conf\n")  # fmt: skip
-    case("python-code.json", "code that passes credentials by name, holding none",
-         _observation("client = OpenAI(api_key=api_key)\nconn = connect(user=user, password=getpass())\n"
-                      'token=os.environ["GITHUB_TOKEN"]\n    secret=secret_value,\nif password == "":\n'))
+    case(
+        "python-code.json",
+        "code that passes credentials by name, holding none",
+        _observation(
+            "client = OpenAI(api_key=api_key)\nconn = connect(user=user, password=getpass())\n"
+            'token=os.environ["GITHUB_TOKEN"]\n    secret=secret_value,\nif password == "":\n'
+        ),
+    )
     case("config.json", "ordinary settings named like credentials but not credentials",
          json.dumps({"eos_token": "</s>", "max_tokens": 512, "sort_key": "name", "api_key": "${OPENAI_API_KEY}",
                      "auth": "oauth", "password": "********"}, indent=2) + "\n")  # fmt: skip

@@ -8,6 +8,7 @@ import pytest
 from agentbeats_spec import scan
 from agentbeats_spec.credentials._redact import redact_file
 from agentbeats_spec.credentials._scan import fingerprint
+from agentbeats_spec.credentials._vocabulary import SCAN_SHAPES
 
 from ..conftest import ROOT
 from . import corpus
@@ -27,9 +28,17 @@ def test_the_corpus_on_disk_is_what_its_generator_writes() -> None:
 def test_the_corpus_holds_every_shape_the_issue_lists_and_each_false_one() -> None:
     names = {case.name for case in CASES}
     assert len(names) == len(CASES)
-    assert sum(case.label == "positive" for case in CASES) == 33
+    assert sum(case.label == "positive" for case in CASES) == 35
     assert all(case.secrets for case in CASES if case.label == "positive")
     assert not any(case.secrets for case in CASES if case.label == "negative")
+    # Every shape of the scan, and both rules by name, are what some positive is found by.
+    messages = [
+        issue.message for case in CASES if case.label == "positive" for issue in scan(corpus.CORPUS / case.path)
+    ]
+    for shape in SCAN_SHAPES:
+        assert any(f"looks like {shape.what}:" in message for message in messages), shape.what
+    assert any("the credential member" in message for message in messages)
+    assert any("holds base64 credentials (user:password)" in message for message in messages)
 
 
 @pytest.mark.parametrize("case", [case for case in CASES if case.label == "positive"], ids=lambda case: case.name)
@@ -77,5 +86,5 @@ def test_security_md_shows_what_each_tool_finds_on_the_corpus() -> None:
         "docs/security.md must show `python -m tests.credentials.corpus --table`"
     )
     assert table.splitlines()[-1] == (
-        "| **total** | 33 positives, 10 negatives | 33 found, 0 flagged | 19 found, 1 flagged |"
+        "| **total** | 35 positives, 10 negatives | 35 found, 0 flagged | 21 found, 1 flagged |"
     )

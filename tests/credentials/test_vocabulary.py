@@ -122,3 +122,23 @@ def test_an_sk_key_the_writer_masks_in_a_message_is_reported_in_any_other_file(t
     (issue,) = scan(log)
     assert (issue.code, issue.line, issue.column) == ("security.secret", 2, 5)
     assert "an OpenAI API key: sk-a…(19 characters)" in issue.message
+
+
+def test_a_shape_is_searched_in_every_string_that_may_hold_it() -> None:
+    """A string is searched only for the shapes whose text it holds: every finding's match holds one of its needs."""
+    from .corpus import cases
+
+    names = vocabulary.SCAN_NAMES | set(vocabulary.SCAN_SUFFIXES)
+    assert all(name.endswith(vocabulary._NAME_ENDINGS) for name in names)
+    texts = [case.content for case in cases()] + TEXTS
+    matched = set()
+    for shape in vocabulary.SCAN_SHAPES:
+        assert shape.needs and all(needed == needed.lower() for needed in shape.needs)
+        for text in texts:
+            for match in shape.pattern.finditer(text):
+                group = next(group for group in shape.groups if match.start(group) >= 0)
+                if shape.accepts is not None and not shape.accepts(match, match.group(group)):
+                    continue  # no finding (a name that is no credential's, a word after Bearer)
+                matched.add(shape.what)
+                assert any(needed in match.group(0).lower() for needed in shape.needs), (shape.what, match.group(0))
+    assert matched == {shape.what for shape in vocabulary.SCAN_SHAPES}

@@ -5,8 +5,12 @@ Two rules, documented in docs/security.md:
 - a member whose name is credential-like (``api_key``, ``token``, ``password``, ``secret_key``, ``authorization``,
   ``cookie``, ``OPENAI_API_KEY``, …, compared after folding case and separators) holding a non-empty string that
   is not a placeholder (``********``) or a reference (``${OPENAI_API_KEY}``);
-- any string whose text has the shape of a well-known credential (provider API keys, cloud access keys, bearer
-  tokens, private key blocks, JWTs, passwords in URLs), each secret of a string a finding of its own.
+- any string whose text has the shape of a well-known credential (provider API keys and tokens, cloud keys and
+  signatures, webhook URLs, bearer tokens and Basic credentials, private keys, JWTs, passwords in URLs and
+  ``.netrc`` files, credentials assigned in a shell), each secret of a string a finding of its own.
+
+Each finding carries the secret's ``secret_id`` (its baseline type and SHA-1), by which ``scan --baseline``
+(``_baseline``) knows the findings a team reviewed.
 
 The names and shapes are the scan's entries of the one vocabulary (``_vocabulary``). One search (``secrets_in``,
 ``text_secrets``) serves the scan and the ``redact`` command, so that redact removes exactly what the scan finds.
@@ -29,7 +33,6 @@ from .._settings import AllowList, fingerprint
 from ..reading._pointers import to_pointer
 from ._vocabulary import (
     EVALUATION_FACTS,
-    SCAN_HINT,
     SCAN_SHAPES,
     SCAN_SHORTEST,
     Shape,
@@ -78,13 +81,17 @@ def _shape_spans(text: str, allow: AllowList) -> list[tuple[int, int, int]]:
     ``\\b`` before ``sk-`` once the key glued to it is gone), and every secret a redacted copy would still show
     is found here, from the start.
     """
-    if len(text) < SCAN_SHORTEST or SCAN_HINT.search(text) is None:
-        return []  # the common case, at the cost of one search
+    if len(text) < SCAN_SHORTEST:
+        return []
+    lowered = text.lower()
+    shapes = [rank for rank, shape in enumerate(SCAN_SHAPES) if any(needed in lowered for needed in shape.needs)]
+    if not shapes:
+        return []  # the common case, at the cost of a few substring searches
     found: list[tuple[int, int, int]] = []
     seen: set[tuple[int, int]] = set()
     work = text
     while True:
-        candidates = sorted(_candidates(work))
+        candidates = sorted(_candidates(work, shapes))
         fresh: list[tuple[int, int, int]] = []
         last_end = -1
         for start, rank, end in candidates:
@@ -106,9 +113,10 @@ def _shape_spans(text: str, allow: AllowList) -> list[tuple[int, int, int]]:
         work = "".join([*pieces, work[last:]])
 
 
-def _candidates(text: str) -> Iterator[tuple[int, int, int]]:
-    """(start, rank, end) of every match of every shape that its test accepts, the secret's group alone."""
-    for rank, shape in enumerate(SCAN_SHAPES):
+def _candidates(text: str, shapes: list[int]) -> Iterator[tuple[int, int, int]]:
+    """(start, rank, end) of every match of the shapes (by rank) that its test accepts, the secret's group alone."""
+    for rank in shapes:
+        shape = SCAN_SHAPES[rank]
         for match in shape.pattern.finditer(text):
             group = next((group for group in shape.groups if match.start(group) >= 0), None)
             if group is None:

@@ -131,9 +131,7 @@ def looks_random(secret: str) -> bool:
     A 16-character random base62 token has neither with a probability under 1 in 10^12; words ("Bearer
     authentication", "sk-fading-circle") and placeholders ("Bearer YOUR_TOKEN_HERE") have neither.
     """
-    return any(c.isdigit() for c in secret) or (
-        any(c.islower() for c in secret) and any(c.isupper() for c in secret)
-    )
+    return any(c.isdigit() for c in secret) or (any(c.islower() for c in secret) and any(c.isupper() for c in secret))
 
 
 def _base64_credentials(secret: str) -> bool:
@@ -186,11 +184,13 @@ class Shape(NamedTuple):
     groups: tuple[int, ...]
     baseline_type: str
     accepts: Callable[[re.Match[str], str], bool] | None = None
+    # Text of which each match holds one, lower-cased: a string without any of them is not searched for the shape.
+    needs: tuple[str, ...] = ()
 
 
 # The scan's shapes, each with the group that is the secret itself (a bearer token without "Bearer", a URL's
 # password alone). On the same start, the shape listed first wins (sk-ant- before sk-).
-SCAN_SHAPES: tuple[Shape, ...] = (
+_SHAPES: tuple[Shape, ...] = (
     Shape("an Anthropic API key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}"), (0,), "Anthropic API Key"),
     Shape("an OpenAI API key", SK_KEY, (0,), "OpenAI Token", _random),
     Shape(
@@ -227,9 +227,7 @@ SCAN_SHAPES: tuple[Shape, ...] = (
     Shape("a Stripe secret key", re.compile(r"\b(?:sk|rk)_live_[A-Za-z0-9]{16,}"), (0,), "Stripe Access Key"),
     Shape("a Stripe webhook secret", re.compile(r"\bwhsec_[A-Za-z0-9]{24,}"), (0,), "Stripe Webhook Secret"),
     Shape("a Hugging Face token", re.compile(r"\bhf_[A-Za-z0-9]{30,}"), (0,), "Hugging Face Token"),
-    Shape(
-        "a SendGrid API key", re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{30,}"), (0,), "SendGrid API Key"
-    ),
+    Shape("a SendGrid API key", re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{30,}"), (0,), "SendGrid API Key"),
     Shape("an npm token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), (0,), "NPM tokens"),
     Shape("a PyPI token", re.compile(r"\bpypi-Ag[A-Za-z0-9_-]{50,}"), (0,), "PyPI Token"),
     Shape(
@@ -317,14 +315,43 @@ SCAN_SHAPES: tuple[Shape, ...] = (
         _credential_assignment,
     ),
 )
+# The words every scan name (SCAN_NAMES, SCAN_SUFFIXES) ends in.
+_NAME_ENDINGS = ("key", "secret", "token", "password", "passwd", "authorization", "cookie", "credential", "aksk", "jwt")
+# What each shape's matches hold (lower-cased): a string is searched only for the shapes whose text it holds, so
+# that a scan costs a few substring searches on most strings.
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "an Anthropic API key": ("sk-ant-",),
+    "an OpenAI API key": ("sk-",),
+    "a GitHub token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "a GitLab token": ("glpat-", "gldt-", "glrt-", "glptt-", "glsoat-"),
+    "an AWS access key id": ("akia", "asia"),
+    "an AWS secret access key": ("aws", "secret"),
+    "a Google API key": ("aiza",),
+    "a Google OAuth client secret": ("gocspx-",),
+    "a Google OAuth access token": ("ya29.",),
+    "a Slack webhook URL": ("hooks.slack.com/",),
+    "a Slack token": ("xox", "xapp-"),
+    "a Stripe secret key": ("_live_",),
+    "a Stripe webhook secret": ("whsec_",),
+    "a Hugging Face token": ("hf_",),
+    "a SendGrid API key": ("sg.",),
+    "an npm token": ("npm_",),
+    "a PyPI token": ("pypi-",),
+    "an Azure storage account key": ("accountkey=",),
+    "an Azure shared access signature": ("sig=",),
+    "a bearer token": ("bearer",),
+    "HTTP Basic credentials": ("authorization",),
+    "a private key block": ("private key", "putty-user-key-file-"),
+    "a Docker registry auth": ('"auth"',),
+    "a JSON Web Token": ("eyj",),
+    "a URL with a password": ("://",),
+    "a .netrc password": ("password",),
+    # Every scan name ends in one of these words (DB_PASSWORD=, API_KEY=, GITHUB_TOKEN=, SECRETACCESSKEY=).
+    "a credential assigned in a shell": tuple(f"{word}=" for word in _NAME_ENDINGS),
+}
+SCAN_SHAPES: tuple[Shape, ...] = tuple(shape._replace(needs=_NEEDS[shape.what]) for shape in _SHAPES)
 # Shorter strings and lines are not searched by the scan: no shape fits in fewer characters (JWT=abc).
 SCAN_SHORTEST = 7
-# What every shape holds, whatever its case: a string without any of these is no secret, at the cost of one search.
-SCAN_HINT = re.compile(
-    r"(?i)sk-|_live_|whsec_|gh[pousr]_|github_pat_|gl(?:pat|dt|rt|ptt|soat)-|akia|asia|aws|secret_?access|aiza"
-    r"|gocspx-|ya29\.|hooks\.slack|xox|xapp-|hf_|sg\.|npm_|pypi-|accountkey=|sig=|bearer|authorization"
-    r"|private key|putty|eyj|://|password|\"auth\"|(?:key|secret|token|passwd|cookie|credential|aksk|jwt)=",
-)
 
 # The writer's masking of free text (issue messages, execution_diagnostics; utils/redaction.py), in its order:
 # broader than the scan (any "key=value" secret, any bearer token), as a writer may hide more than is reported.
