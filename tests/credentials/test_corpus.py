@@ -88,3 +88,18 @@ def test_security_md_shows_what_each_tool_finds_on_the_corpus() -> None:
     assert table.splitlines()[-1] == (
         "| **total** | 35 positives, 10 negatives | 35 found, 0 flagged | 21 found, 1 flagged |"
     )
+
+
+def test_validate_secrets_finds_in_artifacts_what_scan_finds() -> None:
+    from agentbeats_spec import validate
+
+    observations = [case for case in CASES if case.content.startswith('{\n  "schema_version": "ACTF_v1.0"')]
+    assert len(observations) >= 15
+    for case in observations:
+        found = [
+            issue for issue in validate(corpus.CORPUS / case.path, secrets=True) if issue.code == "security.secret"
+        ]
+        assert sorted(issue.message.rsplit("fingerprint ", 1)[1][:16] for issue in found) == sorted(
+            fingerprint(secret) for secret in case.secrets
+        ), case.name
+        assert (case.label == "negative") is (found == [])

@@ -29,6 +29,11 @@ SHAPED = [
     ("ghp_" + "A" * 36, "********"),
     ("AKIAABCDEFGHIJKLMNOP", "********"),
     ("-----BEGIN RSA PRIVATE KEY-----", "********"),
+    # Shapes teams leak (issue 21): the secret alone goes, its name or URL stays.
+    ("export DB_PASSWORD=Fake7pass9word", "export DB_PASSWORD=********"),
+    ("AccountKey=" + "Fake0123456789abcdefFAKE0123456789abcdef" + "==;", "AccountKey=********;"),
+    ("https://:glfake0123456789token@git.example.org/x", "https://:********@git.example.org/x"),
+    ("https://hooks.slack.com/services/TFAKE0001/BFAKE0002/fake0123456789FAKE0123", "********"),
 ]
 CREDENTIAL_NAMES = ["api_key", "token", "OPENAI_API_KEY", "password"]
 # Credential-like to a careless eye, not to the scanner; and the evaluation facts, which are reported, never changed.

@@ -254,11 +254,12 @@ _SHAPES: tuple[Shape, ...] = (
     ),
     # A private key with its body and end line when the string holds them (a key a tool printed), else the line
     # that begins it: every -----BEGIN … PRIVATE KEY----- (RSA, EC, DSA, OPENSSH, ENCRYPTED, none) and the PGP
-    # PRIVATE KEY BLOCK, the SSH2 (---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----) and PuTTY forms.
+    # PRIVATE KEY BLOCK, the SSH2 (---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----) and PuTTY forms. The body stops at
+    # the first "-----", so that a search costs time linear in the text.
     Shape(
         "a private key block",
         re.compile(
-            r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----(?:[\s\S]{0,65536}?-----END \1-----)?"
+            r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----(?:[^-]*(?:-(?!----)[^-]*)*-----END \1-----)?"
             r"|---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----|PuTTY-User-Key-File-[0-9]+:"
         ),
         (0,),
@@ -278,12 +279,13 @@ _SHAPES: tuple[Shape, ...] = (
         (0,),
         "JSON Web Token",
     ),
-    # Any scheme, a user name or none (https://:TOKEN@host), a password of three characters or more; not one
-    # already masked (only "*"), a reference (${DB_PASSWORD}, $DB_PASSWORD, {{ password }}) or a word standing for
-    # one (password, <password>). The writer masks http(s) URLs only, user name included.
+    # Any scheme (of 32 characters at most, so that a search costs time linear in the text), a user name or none
+    # (https://:TOKEN@host), a password of three characters or more; not one already masked (only "*"), a
+    # reference (${DB_PASSWORD}, $DB_PASSWORD, {{ password }}) or a word standing for one (password, <password>).
+    # The writer masks http(s) URLs only, user name included.
     Shape(
         "a URL with a password",
-        re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@\"']*:([^\s/@\"']{3,})@"),
+        re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://[^\s/:@\"']*:([^\s/@\"']{3,})@"),
         (1,),
         "Basic Auth Credentials",
         _a_password,
