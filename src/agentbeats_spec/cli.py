@@ -414,9 +414,16 @@ def _scan(arguments: argparse.Namespace) -> int:
     if progress is not None:
         progress.close()
     if path is not None and arguments.update_baseline:
+        from ._text import printable
         from .writing import _atomic
 
         _atomic.write_atomic(path, _baseline.updated(baseline, report.issues, arguments.paths))
+        for cut in (issue for issue in report.issues if issue.code == "io.issues-truncated"):
+            where = printable(cut.file or "", controls=True)
+            print(
+                f"agentbeats-spec: warning: {where}: findings past --max-issues are not in the baseline",
+                file=sys.stderr,
+            )
     if baseline is not None:  # what the baseline held is reviewed: the report is of what is new
         report = attrs.evolve(report, issues=tuple(issue for issue in report.issues if not baseline.knows(issue)))
     return _report(report, arguments)

@@ -172,3 +172,13 @@ def test_a_baseline_in_the_scanned_tree_is_no_finding(tree: Path, capsys: pytest
     main(["scan", "run", "--baseline", "run/.secrets.baseline", "--update-baseline"])
     capsys.readouterr()
     assert scan_json(capsys, "run", "--baseline", "run/.secrets.baseline") == (0, [])
+
+
+def test_findings_past_max_issues_are_said_to_be_left_out(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tree / "run" / "many.log").write_text("".join(f"key AKIA{index:04d}FAKEFAKEFAKE\n" for index in range(5)))
+    arguments = ["scan", "run", "--baseline", "b", "--update-baseline", "--max-issues", "2"]
+    assert main(arguments) == 1
+    assert "agentbeats-spec: warning: run/many.log: findings past --max-issues are not in the baseline" in (
+        capsys.readouterr().err
+    )
+    assert len(json.loads(Path("b").read_text())["results"]["run/many.log"]) == 2
