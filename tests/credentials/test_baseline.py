@@ -182,3 +182,13 @@ def test_findings_past_max_issues_are_said_to_be_left_out(tree: Path, capsys: py
         capsys.readouterr().err
     )
     assert len(json.loads(Path("b").read_text())["results"]["run/many.log"]) == 2
+
+
+def test_a_baseline_that_is_no_regular_file_is_refused_without_reading_it(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.mkfifo("fifo.baseline")
+    for update in ([], ["--update-baseline"]):
+        assert main(["scan", "run", "--baseline", "fifo.baseline", *update]) == 2
+        assert "cannot read the baseline fifo.baseline: not a regular file" in capsys.readouterr().err
+    assert Path("fifo.baseline").is_fifo()

@@ -48,6 +48,8 @@ class Baseline:
 
 def read(path: Path) -> Baseline:
     """The baseline in a file; :class:`SpecError` naming the file and the place for one that is not valid."""
+    if not path.is_file():  # a FIFO or a device would block the read, or never end it
+        raise SpecError(f"cannot read the baseline {path}: not a regular file")
     raw, problem = read_bounded(path)
     if problem is not None:
         raise SpecError(f"cannot read the baseline {path}: {problem.message}")
