@@ -82,8 +82,7 @@ def _positives() -> list[Case]:
         cases.append(Case(name, "positive", what, content, secrets))
 
     pgp = f"-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n{_pem_body(6)}\n=AbCd\n-----END PGP PRIVATE KEY BLOCK-----"
-    case("pgp-private-key.asc", "a PGP private key block in a text file (its first line)", pgp + "\n",
-         "-----BEGIN PGP PRIVATE KEY BLOCK-----")  # fmt: skip
+    case("pgp-private-key.asc", "a PGP private key block in a text file", pgp + "\n", pgp)
     case("pgp-private-key-observation.json", "a PGP private key block a tool printed, body and all",
          _observation(f"$ gpg --export-secret-keys --armor\n{pgp}\n"), pgp)  # fmt: skip
     for kind in ("OPENSSH", "EC", "ENCRYPTED", "DSA"):
@@ -91,9 +90,8 @@ def _positives() -> list[Case]:
         block = f"{header}\n{_pem_body(4)}\n-----END {kind} PRIVATE KEY-----"
         case(f"{kind.lower()}-private-key.json", f"a private key ({kind}) in a tool observation",
              _observation(f"cat ~/.ssh/id\n{block}\n"), block)  # fmt: skip
-    case("private-key.pem", "a PKCS#8 private key file (its first line)",
-         f"-----BEGIN PRIVATE KEY-----\n{_pem_body(8)}\n-----END PRIVATE KEY-----\n",
-         "-----BEGIN PRIVATE KEY-----")  # fmt: skip
+    pkcs8 = f"-----BEGIN PRIVATE KEY-----\n{_pem_body(8)}\n-----END PRIVATE KEY-----".replace("\n", "\r\n")
+    case("private-key.pem", "a PKCS#8 private key file (CRLF line ends)", pkcs8 + "\r\n", pkcs8)
     webhook = f"https://hooks.slack.com/services/T{alnum(8).upper()}/B{alnum(10).upper()}/{alnum(24)}"
     case("slack-webhook.json", "a Slack incoming webhook URL in a tool observation",
          _observation(f"curl -X POST -d '{{\"text\": \"done\"}}' {webhook}"), webhook)  # fmt: skip

@@ -288,3 +288,14 @@ def test_a_secret_left_in_an_evaluation_fact_is_told_and_fails_the_command(
     assert "1 secret(s) left in evaluation facts" in error and "/final_answer" in error
     (left,) = scan(out)
     assert left.pointer == "/final_answer" and "evaluation fact" in left.message
+
+
+def test_a_private_key_in_a_text_file_is_found_and_redacted_whole(tmp_path: Path) -> None:
+    key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAAfake\nFAKE==\n-----END OPENSSH PRIVATE KEY-----"
+    path = tmp_path / "notes.txt"
+    path.write_text(f"before\n  {key}\nafter {OPENAI}\n-----BEGIN EC PRIVATE KEY----- (cut)\n")
+    found = scan(path)
+    assert [(issue.line, issue.column) for issue in found] == [(2, 3), (6, 7), (7, 1)]
+    assert f"a private key block: ----…({len(key)} characters)" in found[0].message
+    redacted, _, _ = redact_file(path, path.read_bytes())
+    assert redacted == b"before\n  ********\nafter ********\n******** (cut)\n"

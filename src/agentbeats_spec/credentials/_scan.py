@@ -23,6 +23,7 @@ A finding never shows the secret: messages carry its first characters, its lengt
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator
 from typing import Any
 
@@ -73,18 +74,22 @@ def shape_spans(text: str, allow: AllowList = NOTHING_ALLOWED) -> list[tuple[int
     return [(start, end, SCAN_SHAPES[rank].what) for start, end, rank in _shape_spans(text, allow)]
 
 
-def _shape_spans(text: str, allow: AllowList) -> list[tuple[int, int, int]]:
+def _shape_spans(text: str, allow: AllowList, only: int | None = None) -> list[tuple[int, int, int]]:
     """Every credential shape in a string, as (start, end, rank of its shape in ``SCAN_SHAPES``).
 
     Matches do not overlap (on the same start, the shape listed first wins). The search is repeated on the text
     with the secrets found blanked out, until it finds nothing new: masking one secret can expose another (a
     ``\\b`` before ``sk-`` once the key glued to it is gone), and every secret a redacted copy would still show
-    is found here, from the start.
+    is found here, from the start. ``only``: the rank of the one shape to search for.
     """
     if len(text) < SCAN_SHORTEST:
         return []
     lowered = text.lower()
-    shapes = [rank for rank, shape in enumerate(SCAN_SHAPES) if any(needed in lowered for needed in shape.needs)]
+    shapes = [
+        rank
+        for rank, shape in enumerate(SCAN_SHAPES)
+        if (only is None or rank == only) and any(needed in lowered for needed in shape.needs)
+    ]
     if not shapes:
         return []  # the common case, at the cost of a few substring searches
     found: list[tuple[int, int, int]] = []
@@ -192,10 +197,36 @@ def text_secrets(text: str, allow: AllowList = NOTHING_ALLOWED) -> Iterator[tupl
         yield number, column, offset, shape.what, secret
 
 
+# A private key in a text file runs over many lines: it is found in the whole text, body and end line with it, so
+# that a redacted copy holds none of it; every other shape is found line by line.
+_PRIVATE_KEY = next(rank for rank, shape in enumerate(SCAN_SHAPES) if shape.baseline_type == "Private Key")
+
+
 def _line_secrets(text: str, allow: AllowList) -> Iterator[tuple[int, int, int, Shape, str]]:
+    blocks = [
+        (start, end)
+        for start, end, _ in _shape_spans(text, allow, only=_PRIVATE_KEY)
+        if "\n" in text[start:end] or "\r" in text[start:end]
+    ]
+    starts = [start for start, _ in blocks]
+    pending = 0
     for number, offset, line in lines_of(text):
+        while pending < len(blocks) and blocks[pending][0] <= offset + len(line):
+            start, end = blocks[pending]
+            yield number, start - offset + 1, start, SCAN_SHAPES[_PRIVATE_KEY], text[start:end]
+            pending += 1
         for start, end, rank in _shape_spans(line, allow):
+            if blocks and _inside(blocks, starts, offset + start, offset + end):
+                continue  # part of a key already found whole
             yield number, start + 1, offset + start, SCAN_SHAPES[rank], line[start:end]
+
+
+def _inside(blocks: list[tuple[int, int]], starts: list[int], start: int, end: int) -> bool:
+    """Whether a span overlaps one of the blocks (sorted, apart)."""
+    index = bisect.bisect_right(starts, start) - 1
+    if index >= 0 and blocks[index][1] > start:
+        return True
+    return index + 1 < len(blocks) and blocks[index + 1][0] < end
 
 
 def scan_text(text: str, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Finding]:
