@@ -128,8 +128,9 @@ SK_KEY = re.compile(r"\bsk-[A-Za-z0-9_-]{12,}\b")
 def looks_random(secret: str) -> bool:
     """Whether a token looks generated rather than written: a digit in it, or both cases of letters.
 
-    A 16-character random base62 token has neither with a probability under 1 in 10^12; words ("Bearer
-    authentication", "sk-fading-circle") and placeholders ("Bearer YOUR_TOKEN_HERE") have neither.
+    A random base62 token has neither with a probability of 2 in a million at 16 characters (the shortest bearer
+    token reported), under 1 in 10^14 at 40; words ("Bearer authentication", "sk-fading-circle") and placeholders
+    ("Bearer YOUR_TOKEN_HERE") have neither.
     """
     return any(c.isdigit() for c in secret) or (any(c.islower() for c in secret) and any(c.isupper() for c in secret))
 
@@ -168,7 +169,7 @@ def _basic(match: re.Match[str], secret: str) -> bool:
 
 def _credential_assignment(match: re.Match[str], secret: str) -> bool:
     name = match.group("name")
-    bare = match.start(5) >= 0
+    bare = match.start("bare") >= 0
     if bare and match.group("export") is None and not name.isupper():
         return False
     return is_credential_name_for_scan(name) and _a_password(match, secret)
@@ -310,7 +311,7 @@ _SHAPES: tuple[Shape, ...] = (
         "a credential assigned in a shell",
         re.compile(
             r"(?m)(?:^|(?<=[\s;&|(]))(?P<export>(?:export|set|declare\s+-x)\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)="
-            r"(?:\"([^\"\n]{3,})\"|'([^'\n]{3,})'|([^\s\"'`;&|()<>\[\]{},]{3,})(?=[\s;&|)]|$))"
+            r"(?:\"([^\"\n]{3,})\"|'([^'\n]{3,})'|(?P<bare>[^\s\"'`;&|()<>\[\]{},]{3,})(?=[\s;&|)]|$))"
         ),
         (3, 4, 5),
         "Secret Keyword",
