@@ -36,6 +36,8 @@ class Finding:
     # Set by readers that already know where the problem is (syntax errors, bad bytes).
     line: int | None = None
     column: int | None = None
+    # A security.secret finding's (type, SHA-1 of the secret): what a .secrets.baseline names it by. Never shown.
+    secret_id: tuple[str, str] | None = attrs.field(default=None, eq=False, repr=False)
 
 
 @attrs.frozen(order=False, kw_only=True)
@@ -56,6 +58,8 @@ class Issue:
     severity: Severity
     code: str = attrs.field(validator=check_code)  # a code of the table, at a severity it allows
     message: str
+    # A security.secret issue's (type, SHA-1 of the secret), which scan --baseline matches; in no report.
+    secret_id: tuple[str, str] | None = attrs.field(default=None, eq=False, repr=False)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.file or "", self.line or 0, self.column or 0, self.pointer, self.code)

@@ -92,6 +92,18 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         help=f"fingerprints of reviewed findings to leave out, one per line (default: ./{ALLOW_LIST} if present)",
     )
+    scan.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="FILE",
+        help="a detect-secrets .secrets.baseline: the findings it holds (same file, same secret) are not reported",
+    )
+    scan.add_argument(
+        "--update-baseline",
+        action="store_true",
+        help="then write every finding of this scan to the --baseline FILE (created if missing), atomically, "
+        "keeping is_secret and is_verified",
+    )
     _follow_option(scan)
     _report_options(scan)
     _limit_options(scan)
@@ -399,11 +411,32 @@ def _cache(arguments: argparse.Namespace, settings: Settings) -> Any:
 def _scan(arguments: argparse.Namespace) -> int:
     if _missing(arguments.paths):
         return EXIT_USAGE
+    from .credentials import _baseline
+
+    path: Path | None = arguments.baseline
+    if arguments.update_baseline and path is None:
+        raise SpecError("--update-baseline needs --baseline FILE, the file to write")
+    if path is not None and not arguments.update_baseline and not path.exists():
+        raise SpecError(f"no baseline {path}: write one with --baseline {path} --update-baseline")
+    baseline = _baseline.read(path) if path is not None and path.exists() else None
     progress = _reporters.Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
     with applied(current().with_allow(_allow_list(arguments.allow_list))):
         report = scan_paths(arguments.paths, progress=progress, follow_symlinks=arguments.follow_symlinks)
     if progress is not None:
         progress.close()
+    if path is not None and arguments.update_baseline:
+        from ._text import printable
+        from .writing import _atomic
+
+        _atomic.write_atomic(path, _baseline.updated(baseline, report.issues, arguments.paths))
+        for cut in (issue for issue in report.issues if issue.code == "io.issues-truncated"):
+            where = printable(cut.file or "", controls=True)
+            print(
+                f"agentbeats-spec: warning: {where}: findings past --max-issues are not in the baseline",
+                file=sys.stderr,
+            )
+    if baseline is not None:  # what the baseline held is reviewed: the report is of what is new
+        report = attrs.evolve(report, issues=tuple(issue for issue in report.issues if not baseline.knows(issue)))
     return _report(report, arguments)
 
 

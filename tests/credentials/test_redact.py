@@ -24,11 +24,16 @@ OPENAI = "sk-proj-" + "a1B2c3D4" * 5
 # (what is written, what redaction leaves of it): the secret alone becomes ********.
 SHAPED = [
     (OPENAI, "********"),
-    ("Bearer " + "e" * 24, "Bearer ********"),
+    ("Bearer " + "e4F" * 8, "Bearer ********"),
     ("https://user:hunter22@example.org/x", "https://user:********@example.org/x"),
     ("ghp_" + "A" * 36, "********"),
     ("AKIAABCDEFGHIJKLMNOP", "********"),
     ("-----BEGIN RSA PRIVATE KEY-----", "********"),
+    # Shapes teams leak (issue 21): the secret alone goes, its name or URL stays.
+    ("export DB_PASSWORD=Fake7pass9word", "export DB_PASSWORD=********"),
+    ("AccountKey=" + "Fake0123456789abcdefFAKE0123456789abcdef" + "==;", "AccountKey=********;"),
+    ("https://:glfake0123456789token@git.example.org/x", "https://:********@git.example.org/x"),
+    ("https://hooks.slack.com/services/TFAKE0001/BFAKE0002/fake0123456789FAKE0123", "********"),
 ]
 CREDENTIAL_NAMES = ["api_key", "token", "OPENAI_API_KEY", "password"]
 # Credential-like to a careless eye, not to the scanner; and the evaluation facts, which are reported, never changed.
@@ -89,7 +94,7 @@ def test_toml_strings_of_every_kind(tmp_path: Path) -> None:
     path.write_text(
         "[run]  # comment\n"
         f"api_key = '{OPENAI}'  # literal\n"
-        f'note = "see \\u00e9 Bearer {"e" * 20} \\"quoted\\""  # basic\n'
+        f'note = "see \\u00e9 Bearer {"e4F5" * 5} \\"quoted\\""  # basic\n'
         f'log = """\nfirst line\n{OPENAI}\n"""\n'
         f'env = {{ token = "{OPENAI}", list = ["https://me:pw1234@host/", 3] }}\n',
         encoding="utf-8",
@@ -108,7 +113,7 @@ def test_toml_strings_of_every_kind(tmp_path: Path) -> None:
 
 def test_text_files_are_redacted_by_line_and_other_bytes_kept(tmp_path: Path) -> None:
     path = tmp_path / "run.log"
-    path.write_bytes(b"caf\xe9 (latin-1)\r\ncurl -H 'Authorization: Bearer " + b"f" * 30 + b"' https://a:bcdef@h/\n")
+    path.write_bytes(b"caf\xe9 (latin-1)\r\ncurl -H 'Authorization: Bearer " + b"f0" * 15 + b"' https://a:bcdef@h/\n")
     (first, second) = scan(path)
     assert (first.line, first.column, second.line, second.column) == (2, 32, 2, 74)
     redacted, _, _ = redact_file(path, path.read_bytes())
@@ -283,3 +288,14 @@ def test_a_secret_left_in_an_evaluation_fact_is_told_and_fails_the_command(
     assert "1 secret(s) left in evaluation facts" in error and "/final_answer" in error
     (left,) = scan(out)
     assert left.pointer == "/final_answer" and "evaluation fact" in left.message
+
+
+def test_a_private_key_in_a_text_file_is_found_and_redacted_whole(tmp_path: Path) -> None:
+    key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAAfake\nFAKE==\n-----END OPENSSH PRIVATE KEY-----"
+    path = tmp_path / "notes.txt"
+    path.write_text(f"before\n  {key}\nafter {OPENAI}\n-----BEGIN EC PRIVATE KEY----- (cut)\n")
+    found = scan(path)
+    assert [(issue.line, issue.column) for issue in found] == [(2, 3), (6, 7), (7, 1)]
+    assert f"a private key block: ----…({len(key)} characters)" in found[0].message
+    redacted, _, _ = redact_file(path, path.read_bytes())
+    assert redacted == b"before\n  ********\nafter ********\n******** (cut)\n"

@@ -25,7 +25,7 @@ SECRETS = {
     "a Slack token": "xoxb-1234567890-abcdef",
     "a Stripe secret key": "sk_live_" + "c" * 24,
     "a Hugging Face token": "hf_" + "d" * 34,
-    "a bearer token": "Bearer " + "e" * 24,
+    "a bearer token": "Bearer " + "e4F" * 8,
     "a private key block": "-----BEGIN RSA PRIVATE KEY-----",
     "a JSON Web Token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
     "a URL with a password": "https://user:hunter22@example.org/x",
@@ -92,7 +92,7 @@ def test_findings_carry_lines_and_columns_in_files(tmp_path: Path) -> None:
 
 def test_text_files_are_scanned_by_line(tmp_path: Path) -> None:
     (tmp_path / "logs").mkdir()
-    (tmp_path / "logs" / "run.log").write_text(f"starting\ncurl -H 'Authorization: Bearer {'f' * 30}' x\n")
+    (tmp_path / "logs" / "run.log").write_text(f"starting\ncurl -H 'Authorization: Bearer {'f0' * 15}' x\n")
     (tmp_path / "blob.bin").write_bytes(b"\x00" + OPENAI.encode())
     (issue,) = scan(tmp_path)
     assert (Path(issue.file or "").name, issue.line, issue.column) == ("run.log", 2, 32)

@@ -119,6 +119,7 @@ def issues_of(document: Document, findings: list[Finding], file: str | None, kin
                 severity=finding.severity,
                 code=finding.code,
                 message=finding.message,
+                secret_id=finding.secret_id,
             )
         )
     issues.sort(key=Issue.sort_key)

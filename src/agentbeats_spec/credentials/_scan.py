@@ -5,8 +5,12 @@ Two rules, documented in docs/security.md:
 - a member whose name is credential-like (``api_key``, ``token``, ``password``, ``secret_key``, ``authorization``,
   ``cookie``, ``OPENAI_API_KEY``, …, compared after folding case and separators) holding a non-empty string that
   is not a placeholder (``********``) or a reference (``${OPENAI_API_KEY}``);
-- any string whose text has the shape of a well-known credential (provider API keys, cloud access keys, bearer
-  tokens, private key blocks, JWTs, passwords in URLs), each secret of a string a finding of its own.
+- any string whose text has the shape of a well-known credential (provider API keys and tokens, cloud keys and
+  signatures, webhook URLs, bearer tokens and Basic credentials, private keys, JWTs, passwords in URLs and
+  ``.netrc`` files, credentials assigned in a shell), each secret of a string a finding of its own.
+
+Each finding carries the secret's ``secret_id`` (its baseline type and SHA-1), by which ``scan --baseline``
+(``_baseline``) knows the findings a team reviewed.
 
 The names and shapes are the scan's entries of the one vocabulary (``_vocabulary``). One search (``secrets_in``,
 ``text_secrets``) serves the scan and the ``redact`` command, so that redact removes exactly what the scan finds.
@@ -19,6 +23,7 @@ A finding never shows the secret: messages carry its first characters, its lengt
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator
 from typing import Any
 
@@ -27,7 +32,18 @@ import attrs
 from .._issues import Finding
 from .._settings import AllowList, fingerprint
 from ..reading._pointers import to_pointer
-from ._vocabulary import EVALUATION_FACTS, SCAN_SHAPES, SCAN_SHORTEST, is_credential_name_for_scan, is_placeholder
+from ._vocabulary import (
+    EVALUATION_FACTS,
+    SCAN_SHAPES,
+    SCAN_SHORTEST,
+    Shape,
+    is_basic_credentials_member,
+    is_credential_name_for_scan,
+    is_placeholder,
+)
+
+# The baseline type of a secret found by a member's name (detect-secrets' name for a secret found by keyword).
+BY_NAME = "Secret Keyword"
 
 
 def mask(secret: str) -> str:
@@ -49,46 +65,70 @@ class Secret:
     # Where the secret is inside the string value (or the line); None when the whole value is the secret.
     span: tuple[int, int] | None
     fact: bool = False
+    # What a .secrets.baseline entry calls it (``type``), detect-secrets' name where it has one.
+    baseline_type: str = BY_NAME
 
 
 def shape_spans(text: str, allow: AllowList = NOTHING_ALLOWED) -> list[tuple[int, int, str]]:
-    """Every credential shape in a string, as (start, end, what), the secret alone in each span.
+    """Every credential shape in a string, as (start, end, what), the secret alone in each span."""
+    return [(start, end, SCAN_SHAPES[rank].what) for start, end, rank in _shape_spans(text, allow)]
+
+
+def _shape_spans(text: str, allow: AllowList, only: int | None = None) -> list[tuple[int, int, int]]:
+    """Every credential shape in a string, as (start, end, rank of its shape in ``SCAN_SHAPES``).
 
     Matches do not overlap (on the same start, the shape listed first wins). The search is repeated on the text
     with the secrets found blanked out, until it finds nothing new: masking one secret can expose another (a
     ``\\b`` before ``sk-`` once the key glued to it is gone), and every secret a redacted copy would still show
-    is found here, from the start.
+    is found here, from the start. ``only``: the rank of the one shape to search for.
     """
-    if len(text) < SCAN_SHORTEST or not any(pattern.search(text) for _, pattern, _ in SCAN_SHAPES):
-        return []  # the common case, at the cost of the searches alone
-    found: list[tuple[int, int, str]] = []
+    if len(text) < SCAN_SHORTEST:
+        return []
+    lowered = text.lower()
+    shapes = [
+        rank
+        for rank, shape in enumerate(SCAN_SHAPES)
+        if (only is None or rank == only) and any(needed in lowered for needed in shape.needs)
+    ]
+    if not shapes:
+        return []  # the common case, at the cost of a few substring searches
+    found: list[tuple[int, int, int]] = []
     seen: set[tuple[int, int]] = set()
     work = text
     while True:
-        candidates = sorted(
-            (match.start(group), rank, match.end(group), what)
-            for rank, (what, pattern, group) in enumerate(SCAN_SHAPES)
-            for match in pattern.finditer(work)
-        )
-        fresh: list[tuple[int, int, str]] = []
+        candidates = sorted(_candidates(work, shapes))
+        fresh: list[tuple[int, int, int]] = []
         last_end = -1
-        for start, _, end, what in candidates:
+        for start, rank, end in candidates:
             if start < last_end or set(work[start:end]) <= {"*"}:
                 continue
             last_end = end  # a secret left in place (allowed) still hides what overlaps it
             if (start, end) not in seen:
-                fresh.append((start, end, what))
+                fresh.append((start, end, rank))
         if not fresh:
             return sorted(found)
         pieces, last = [], 0
-        for start, end, what in fresh:  # in order, without overlaps
+        for start, end, rank in fresh:  # in order, without overlaps
             seen.add((start, end))
             if allow.allows(text[start:end]):
                 continue
-            found.append((start, end, what))
+            found.append((start, end, rank))
             pieces += [work[last:start], "*" * (end - start)]
             last = end
         work = "".join([*pieces, work[last:]])
+
+
+def _candidates(text: str, shapes: list[int]) -> Iterator[tuple[int, int, int]]:
+    """(start, rank, end) of every match of the shapes (by rank) that its test accepts, the secret's group alone."""
+    for rank in shapes:
+        shape = SCAN_SHAPES[rank]
+        for match in shape.pattern.finditer(text):
+            group = next((group for group in shape.groups if match.start(group) >= 0), None)
+            if group is None:
+                continue
+            start, end = match.span(group)
+            if shape.accepts is None or shape.accepts(match, text[start:end]):
+                yield start, rank, end
 
 
 def secrets_in(value: Any, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Secret]:
@@ -105,13 +145,27 @@ def _walk(value: Any, path: tuple[str, ...], allow: AllowList, *, fact: bool) ->
                 if not allow.allows(item):
                     yield Secret(inner, f"the credential member {key!r} holds a value", item, None, in_fact)
                 continue
+            if isinstance(item, str) and is_basic_credentials_member(key, item):
+                if not allow.allows(item):
+                    what = f"the member {key!r} holds base64 credentials (user:password)"
+                    yield Secret(inner, what, item, None, in_fact, "Basic Auth Credentials")
+                continue
             yield from _walk(item, inner, allow, fact=in_fact)
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from _walk(item, (*path, str(index)), allow, fact=fact)
     elif isinstance(value, str):
-        for start, end, what in shape_spans(value, allow):
-            yield Secret(path, f"the string holds what looks like {what}", value[start:end], (start, end), fact)
+        for start, end, rank in _shape_spans(value, allow):
+            shape = SCAN_SHAPES[rank]
+            what = f"the string holds what looks like {shape.what}"
+            yield Secret(path, what, value[start:end], (start, end), fact, shape.baseline_type)
+
+
+def secret_id(kind: str, secret: str) -> tuple[str, str]:
+    """What a ``.secrets.baseline`` names a secret by: its type and the SHA-1 of its text (detect-secrets' hash)."""
+    import hashlib  # only a secret scan needs it (see _settings.fingerprint)
+
+    return kind, hashlib.sha1(secret.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def scan_data(value: Any, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Finding]:
@@ -124,6 +178,7 @@ def scan_data(value: Any, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Findin
             to_pointer(secret.path),
             "security.secret",
             f"{secret.what}: {mask(secret.text)}, fingerprint {fingerprint(secret.text)}{note}",
+            secret_id=secret_id(secret.baseline_type, secret.text),
         )
 
 
@@ -138,19 +193,51 @@ def lines_of(text: str) -> Iterator[tuple[int, int, str]]:
 
 def text_secrets(text: str, allow: AllowList = NOTHING_ALLOWED) -> Iterator[tuple[int, int, int, str, str]]:
     """Credential shapes in a text file that is no JSON or TOML document: (line, column, offset, what, secret)."""
+    for number, column, offset, shape, secret in _line_secrets(text, allow):
+        yield number, column, offset, shape.what, secret
+
+
+# A private key in a text file runs over many lines: it is found in the whole text, body and end line with it, so
+# that a redacted copy holds none of it; every other shape is found line by line.
+_PRIVATE_KEY = next(rank for rank, shape in enumerate(SCAN_SHAPES) if shape.baseline_type == "Private Key")
+
+
+def _line_secrets(text: str, allow: AllowList) -> Iterator[tuple[int, int, int, Shape, str]]:
+    blocks = [
+        (start, end)
+        for start, end, _ in _shape_spans(text, allow, only=_PRIVATE_KEY)
+        if "\n" in text[start:end] or "\r" in text[start:end]
+    ]
+    starts = [start for start, _ in blocks]
+    pending = 0
     for number, offset, line in lines_of(text):
-        for start, end, what in shape_spans(line, allow):
-            yield number, start + 1, offset + start, what, line[start:end]
+        while pending < len(blocks) and blocks[pending][0] <= offset + len(line):
+            start, end = blocks[pending]
+            yield number, start - offset + 1, start, SCAN_SHAPES[_PRIVATE_KEY], text[start:end]
+            pending += 1
+        for start, end, rank in _shape_spans(line, allow):
+            if blocks and _inside(blocks, starts, offset + start, offset + end):
+                continue  # part of a key already found whole
+            yield number, start + 1, offset + start, SCAN_SHAPES[rank], line[start:end]
+
+
+def _inside(blocks: list[tuple[int, int]], starts: list[int], start: int, end: int) -> bool:
+    """Whether a span overlaps one of the blocks (sorted, apart)."""
+    index = bisect.bisect_right(starts, start) - 1
+    if index >= 0 and blocks[index][1] > start:
+        return True
+    return index + 1 < len(blocks) and blocks[index + 1][0] < end
 
 
 def scan_text(text: str, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Finding]:
     """Findings in a text file that is no JSON or TOML document, by line and column."""
-    for line, column, _, what, secret in text_secrets(text, allow):
+    for line, column, _, shape, secret in _line_secrets(text, allow):
         yield Finding(
             "",
             "security.secret",
-            f"the line holds what looks like {what}: {mask(secret)}, fingerprint {fingerprint(secret)}; "
+            f"the line holds what looks like {shape.what}: {mask(secret)}, fingerprint {fingerprint(secret)}; "
             "remove it or run agentbeats-spec redact",
             line=line,
             column=column,
+            secret_id=secret_id(shape.baseline_type, secret),
         )

@@ -11,7 +11,8 @@ with the reason beside them.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 # What a secret becomes, in the writer's files and in a redacted copy alike.
 PLACEHOLDER = "********"
@@ -38,6 +39,7 @@ SCAN_NAMES = frozenset(
         "api_key", "apikey", "access_key", "secret", "secret_key", "client_secret", "token", "access_token",
         "refresh_token", "auth_token", "id_token", "session_token", "password", "passwd", "authorization",
         "proxy_authorization", "cookie", "set_cookie", "private_key", "credential", "aksk", "jwt",
+        "secretaccesskey", "identitytoken",
     }
 )  # fmt: skip
 SCAN_SUFFIXES = (
@@ -68,6 +70,11 @@ def is_credential_name_for_scan(name: str) -> bool:
     """Whether a string under this name is reported (and so redacted by ``redact``) unless it is a placeholder."""
     key = normalized(name)
     return key in SCAN_NAMES or key.endswith(SCAN_SUFFIXES)
+
+
+def is_basic_credentials_member(name: str, value: str) -> bool:
+    """Whether a member is a Docker-style ``auth``: base64 of ``user:password`` (``auths`` in config.json)."""
+    return normalized(name) == "auth" and _base64_credentials(value)
 
 
 def is_credential_name_for_writer(name: str) -> bool:
@@ -112,34 +119,242 @@ def is_kept_by_writer(value: Any) -> bool:
 
 # --- shapes --------------------------------------------------------------------------------------------------------
 
-# An sk- key, as the writer masks it in free text (utils/redaction.py) and as the scan reports it. One entry: the
-# scan once asked for 20 characters without the closing boundary, for no reason but a guess; a key the writer
-# hides in what it writes is one the scan must report in a file the writer never touched (a log, a v2 error).
+# An sk- key, as the writer masks it in free text (utils/redaction.py). The scan reports the same shape, but only
+# when it looks random (below): a CSS class such as sk-fading-circle is words, and the writer, which may hide more
+# than is reported, masks it all the same.
 SK_KEY = re.compile(r"\bsk-[A-Za-z0-9_-]{12,}\b")
+
+
+def looks_random(secret: str) -> bool:
+    """Whether a token looks generated rather than written: a digit in it, or both cases of letters.
+
+    A random base62 token has neither with a probability of 2 in a million at 16 characters (the shortest bearer
+    token reported), under 1 in 10^14 at 40; words ("Bearer authentication", "sk-fading-circle") and placeholders
+    ("Bearer YOUR_TOKEN_HERE") have neither.
+    """
+    return any(c.isdigit() for c in secret) or (any(c.islower() for c in secret) and any(c.isupper() for c in secret))
+
+
+def _base64_credentials(secret: str) -> bool:
+    """Whether a base64 string decodes to ``user:password`` (HTTP Basic credentials, a Docker ``auth``)."""
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(secret + "=" * (-len(secret) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return False
+    _user, colon, password = decoded.partition(":")
+    return bool(colon) and bool(password) and decoded.isprintable()
+
+
+# A password that names where the password comes from, or says there is one: no secret.
+_NOT_A_PASSWORD = re.compile(
+    r"(?i)\$\{[^}]*\}|\$\(?[A-Za-z_][A-Za-z0-9_]*\)?|%[A-Za-z_][A-Za-z0-9_]*%|\{\{[^}]*\}\}|<[^>]*>|\[[^\]]*\]"
+    r"|(?:your[_-]?)?(?:password|passwd|pass|pwd|secret|token|xxx+|\.\.\.)"
+)
+
+
+def _a_password(match: re.Match[str], secret: str) -> bool:
+    return _NOT_A_PASSWORD.fullmatch(secret) is None and not is_placeholder(secret)
+
+
+def _random(match: re.Match[str], secret: str) -> bool:
+    return looks_random(secret)
+
+
+def _basic(match: re.Match[str], secret: str) -> bool:
+    return _base64_credentials(secret)
+
+
+def _credential_assignment(match: re.Match[str], secret: str) -> bool:
+    name = match.group("name")
+    bare = match.start("bare") >= 0
+    if bare and match.group("export") is None and not name.isupper():
+        return False
+    return is_credential_name_for_scan(name) and _a_password(match, secret)
+
+
+class Shape(NamedTuple):
+    """A well-known credential shape: what it is (for messages), its pattern, the groups that may hold the secret
+    (the first that took part in the match is it; 0: the whole match), the ``type`` a ``.secrets.baseline`` entry
+    names it by (detect-secrets' own name where it has one), and a test on the secret found, if any."""
+
+    what: str
+    pattern: re.Pattern[str]
+    groups: tuple[int, ...]
+    baseline_type: str
+    accepts: Callable[[re.Match[str], str], bool] | None = None
+    # Text of which each match holds one, lower-cased: a string without any of them is not searched for the shape.
+    needs: tuple[str, ...] = ()
+
 
 # The scan's shapes, each with the group that is the secret itself (a bearer token without "Bearer", a URL's
 # password alone). On the same start, the shape listed first wins (sk-ant- before sk-).
-SCAN_SHAPES: tuple[tuple[str, re.Pattern[str], int], ...] = (
-    ("an Anthropic API key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}"), 0),
-    ("an OpenAI API key", SK_KEY, 0),
-    ("a GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"), 0),
-    ("an AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), 0),
-    ("a Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}"), 0),
-    ("a Slack token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"), 0),
-    ("a Stripe secret key", re.compile(r"\b(?:sk|rk)_live_[A-Za-z0-9]{16,}"), 0),
-    ("a Hugging Face token", re.compile(r"\bhf_[A-Za-z0-9]{30,}"), 0),
-    # The writer masks whatever follows "Bearer"; the scan wants a token's length, so prose ("Bearer short") is
-    # no finding.
-    ("a bearer token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})"), 1),
-    ("a private key block", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"), 0),
-    ("a JSON Web Token", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), 0),
-    # Any scheme, a password of three characters or more, one already masked (only "*") not one; the writer
-    # masks http(s) URLs only, user name included.
-    ("a URL with a password", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@\"']+:(?!\*+@)([^\s/@\"']{3,})@"), 1),
+_SHAPES: tuple[Shape, ...] = (
+    Shape("an Anthropic API key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}"), (0,), "Anthropic API Key"),
+    Shape("an OpenAI API key", SK_KEY, (0,), "OpenAI Token", _random),
+    Shape(
+        "a GitHub token",
+        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+        (0,),
+        "GitHub Token",
+    ),
+    Shape("a GitLab token", re.compile(r"\bgl(?:pat|dt|rt|ptt|soat)-[A-Za-z0-9_-]{20,}"), (0,), "GitLab Token"),
+    Shape("an AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), (0,), "AWS Access Key"),
+    # A secret access key is 40 characters of base64, which many hashes are too: it is reported next to a name
+    # that says what it is (AWS_SECRET_ACCESS_KEY=, aws_secret_access_key = in ~/.aws/credentials, the
+    # SecretAccessKey member aws sts prints).
+    Shape(
+        "an AWS secret access key",
+        re.compile(
+            r"(?i)(?:\baws[A-Za-z0-9_.-]{0,20}?(?:secret|sk)[A-Za-z0-9_.-]{0,20}?|\bsecret_?access_?key)"
+            r"[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+        ),
+        (1,),
+        "AWS Access Key",
+    ),
+    # Preceded by anything (key_AIza…, a key glued to a word): 39 characters that begin so are a key.
+    Shape("a Google API key", re.compile(r"AIza[0-9A-Za-z_-]{35}"), (0,), "Google API Key"),
+    Shape("a Google OAuth client secret", re.compile(r"\bGOCSPX-[A-Za-z0-9_-]{28}"), (0,), "Google OAuth Secret"),
+    Shape("a Google OAuth access token", re.compile(r"\bya29\.[A-Za-z0-9_-]{20,}"), (0,), "Google OAuth Token"),
+    Shape(
+        "a Slack webhook URL",
+        re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}"),
+        (0,),
+        "Slack Token",
+    ),
+    Shape("a Slack token", re.compile(r"\b(?:xox[abeoprs]|xapp)-[A-Za-z0-9-]{10,}"), (0,), "Slack Token"),
+    Shape("a Stripe secret key", re.compile(r"\b(?:sk|rk)_live_[A-Za-z0-9]{16,}"), (0,), "Stripe Access Key"),
+    Shape("a Stripe webhook secret", re.compile(r"\bwhsec_[A-Za-z0-9]{24,}"), (0,), "Stripe Webhook Secret"),
+    Shape("a Hugging Face token", re.compile(r"\bhf_[A-Za-z0-9]{30,}"), (0,), "Hugging Face Token"),
+    Shape("a SendGrid API key", re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{30,}"), (0,), "SendGrid API Key"),
+    Shape("an npm token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), (0,), "NPM tokens"),
+    Shape("a PyPI token", re.compile(r"\bpypi-Ag[A-Za-z0-9_-]{50,}"), (0,), "PyPI Token"),
+    Shape(
+        "an Azure storage account key",
+        re.compile(r"\bAccountKey=([A-Za-z0-9+/]{40,}={0,2})"),
+        (1,),
+        "Azure Storage Account access key",
+    ),
+    Shape(
+        "an Azure shared access signature",
+        re.compile(r"(?<=[?&;])sig=([A-Za-z0-9%+/=]{20,})"),
+        (1,),
+        "Azure Storage Shared Access Signature",
+    ),
+    # The writer masks whatever follows "Bearer"; the scan wants a token: its length and the look of a generated
+    # string, so prose ("Bearer token", "Bearer authentication") and placeholders are no finding.
+    Shape("a bearer token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})"), (1,), "Bearer Token", _random),
+    Shape(
+        "HTTP Basic credentials",
+        re.compile(r"(?i)\bauthorization[\"']?\s*[:=]\s*[\"']?basic\s+([A-Za-z0-9+/]{4,}={0,2})"),
+        (1,),
+        "Basic Auth Credentials",
+        _basic,
+    ),
+    # A private key with its body and end line when the string holds them (a key a tool printed), else the line
+    # that begins it: every -----BEGIN … PRIVATE KEY----- (RSA, EC, DSA, OPENSSH, ENCRYPTED, none) and the PGP
+    # PRIVATE KEY BLOCK, the SSH2 (---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----) and PuTTY forms. The body stops at
+    # the first "-----", so that a search costs time linear in the text.
+    Shape(
+        "a private key block",
+        re.compile(
+            r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----(?:[^-]*(?:-(?!----)[^-]*)*-----END \1-----)?"
+            r"|---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----|PuTTY-User-Key-File-[0-9]+:"
+        ),
+        (0,),
+        "Private Key",
+    ),
+    # A Docker config.json printed as text: {"auths": {"registry": {"auth": base64 of user:password}}}.
+    Shape(
+        "a Docker registry auth",
+        re.compile(r"\"auth\"\s*:\s*\"([A-Za-z0-9+/]{4,}={0,2})\""),
+        (1,),
+        "Basic Auth Credentials",
+        _basic,
+    ),
+    Shape(
+        "a JSON Web Token",
+        re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        (0,),
+        "JSON Web Token",
+    ),
+    # Any scheme (of 32 characters at most, so that a search costs time linear in the text), a user name or none
+    # (https://:TOKEN@host), a password of three characters or more; not one already masked (only "*"), a
+    # reference (${DB_PASSWORD}, $DB_PASSWORD, {{ password }}) or a word standing for one (password, <password>).
+    # The writer masks http(s) URLs only, user name included.
+    Shape(
+        "a URL with a password",
+        re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://[^\s/:@\"']*:([^\s/@\"']{3,})@"),
+        (1,),
+        "Basic Auth Credentials",
+        _a_password,
+    ),
+    # A .netrc entry: "machine HOST login USER password SECRET" on a line, or a line of its own saying
+    # "password SECRET" (the entry written over several lines).
+    Shape(
+        "a .netrc password",
+        re.compile(
+            r"(?im)(?:\b(?:machine\s+\S+|default)(?:\s+login\s+\S+)?\s+password|^[ \t]*password)[ \t]+(\S+)"
+            r"(?=[ \t]*$|\s+(?:account|macdef|machine|default|login)\b)"
+        ),
+        (1,),
+        "Secret Keyword",
+        _a_password,
+    ),
+    # A shell (or .env) assignment of a credential-like name, as the scan's names are (DB_PASSWORD, API_KEY,
+    # GITHUB_TOKEN): "export DB_PASSWORD=…", "DB_PASSWORD='…' ./run", "set TOKEN=…". A value written bare is one
+    # only after export (or set, declare -x) or under a name in capitals, as environment variables are named: in
+    # code, api_key=api_key and password=getpass() are no secrets, while a quoted literal always is one.
+    Shape(
+        "a credential assigned in a shell",
+        re.compile(
+            r"(?m)(?:^|(?<=[\s;&|(]))(?P<export>(?:export|set|declare\s+-x)\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)="
+            r"(?:\"([^\"\n]{3,})\"|'([^'\n]{3,})'|(?P<bare>[^\s\"'`;&|()<>\[\]{},]{3,})(?=[\s;&|)]|$))"
+        ),
+        (3, 4, 5),
+        "Secret Keyword",
+        _credential_assignment,
+    ),
 )
-# Shorter strings and lines are not searched by the scan: every shape but a URL with a short password needs this
-# many characters at least (an sk- key of 12).
-SCAN_SHORTEST = 15
+# The words every scan name (SCAN_NAMES, SCAN_SUFFIXES) ends in.
+_NAME_ENDINGS = ("key", "secret", "token", "password", "passwd", "authorization", "cookie", "credential", "aksk", "jwt")
+# What each shape's matches hold (lower-cased): a string is searched only for the shapes whose text it holds, so
+# that a scan costs a few substring searches on most strings.
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "an Anthropic API key": ("sk-ant-",),
+    "an OpenAI API key": ("sk-",),
+    "a GitHub token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "a GitLab token": ("glpat-", "gldt-", "glrt-", "glptt-", "glsoat-"),
+    "an AWS access key id": ("akia", "asia"),
+    "an AWS secret access key": ("aws", "secret"),
+    "a Google API key": ("aiza",),
+    "a Google OAuth client secret": ("gocspx-",),
+    "a Google OAuth access token": ("ya29.",),
+    "a Slack webhook URL": ("hooks.slack.com/",),
+    "a Slack token": ("xox", "xapp-"),
+    "a Stripe secret key": ("_live_",),
+    "a Stripe webhook secret": ("whsec_",),
+    "a Hugging Face token": ("hf_",),
+    "a SendGrid API key": ("sg.",),
+    "an npm token": ("npm_",),
+    "a PyPI token": ("pypi-",),
+    "an Azure storage account key": ("accountkey=",),
+    "an Azure shared access signature": ("sig=",),
+    "a bearer token": ("bearer",),
+    "HTTP Basic credentials": ("authorization",),
+    "a private key block": ("private key", "putty-user-key-file-"),
+    "a Docker registry auth": ('"auth"',),
+    "a JSON Web Token": ("eyj",),
+    "a URL with a password": ("://",),
+    "a .netrc password": ("password",),
+    # Every scan name ends in one of these words (DB_PASSWORD=, API_KEY=, GITHUB_TOKEN=, SECRETACCESSKEY=).
+    "a credential assigned in a shell": tuple(f"{word}=" for word in _NAME_ENDINGS),
+}
+SCAN_SHAPES: tuple[Shape, ...] = tuple(shape._replace(needs=_NEEDS[shape.what]) for shape in _SHAPES)
+# Shorter strings and lines are not searched by the scan: no shape fits in fewer characters (JWT=abc).
+SCAN_SHORTEST = 7
 
 # The writer's masking of free text (issue messages, execution_diagnostics; utils/redaction.py), in its order:
 # broader than the scan (any "key=value" secret, any bearer token), as a writer may hide more than is reported.
