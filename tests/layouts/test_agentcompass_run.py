@@ -104,24 +104,25 @@ def test_another_version_says_what_agentcompass_will_not_do() -> None:
     assert "known: agentcompass.run_info.v2, agentcompass.run_info.v3" in issue.message
 
 
-def test_a_v2_run_info_is_what_the_reader_accepts(writer: Any) -> None:
-    info = {"schema_version": "agentcompass.run_info.v2", "run_id": "r1", "request": {}, "fingerprint": "old"}
+def test_a_v2_run_info_is_what_the_reader_accepts_with_a_warning(writer: Any) -> None:
+    request = {"benchmark": {"id": "gsm8k"}, "execution": {"attempts": {"k": 1, "strategy": "avg"}}}
+    info = {"schema_version": "agentcompass.run_info.v2", "run_id": "r1", "request": request, "fingerprint": "old"}
     writer.RunStore._require_current_run_info(info, path=Path("run_info.json"))
-    assert validate(info) == []
+    assert codes(validate(info)) == [("legacy.run-info-v2", "/schema_version", "warning")]
 
 
-def test_unknown_run_info_members_warn_and_near_misses_are_errors() -> None:
+def test_unknown_run_info_members_are_warnings_and_a_near_miss_says_what_it_is_near() -> None:
     info = {**load("run_info.json"), "reused_form": {"run_id": "r0"}, "host": "gpu-7"}
-    assert codes(validate(info)) == [
-        ("rule.unknown-key", "/host", "warning"),
-        ("rule.misspelled-key", "/reused_form", "error"),
-    ]
+    found = validate(info)
+    assert codes(found) == [("rule.unknown-key", "/host", "warning"), ("rule.unknown-key", "/reused_form", "warning")]
+    assert "did you mean 'reused_from'?" in found[1].message
+    assert "every AgentCompass 1.0.1 reader ignores it" in found[0].message
 
 
 def test_a_summary_provenance_records_its_override() -> None:
     info = load("run_info.json")
     info["metric_artifacts"]["source"] = "summary"
-    assert codes(validate(info)) == [("schema.required", "/metric_artifacts/benchmark_params_override", "error")]
+    assert codes(validate(info)) == [("rule.writer-shape", "/metric_artifacts/benchmark_params_override", "warning")]
 
 
 # What MetricReport (runtime/metrics/report.py) checks beyond each member's shape, broken on its own.
@@ -174,12 +175,12 @@ def test_metrics_json_is_closed_as_the_report_model_is() -> None:
 
 def test_params_analysis_and_progress_snapshots_have_the_writers_shape() -> None:
     assert codes(validate({"benchmark": {"id": ""}, "seed": 1}, "agentcompass-params")) == [
-        ("schema.min-length", "/benchmark/id", "error"),
-        ("schema.unexpected-member", "/seed", "error"),
+        ("rule.writer-shape", "/benchmark/id", "warning"),
+        ("rule.writer-shape", "/seed", "warning"),
     ]
     progress = load("progress.json")
     progress["finished_tasks"] = -1
-    assert codes(validate(progress, "agentcompass-progress")) == [("schema.minimum", "/finished_tasks", "error")]
+    assert codes(validate(progress, "agentcompass-progress")) == [("rule.writer-shape", "/finished_tasks", "warning")]
     row = {"category": "coding", "analyzer": "loop", "total": 2, "badcase_count": 1, "error_count": 0,
            "badcase_ratio": 0.5, "avg_score": None}  # fmt: skip
     summary = {"per_category_per_analyzer": [row], "per_category_overall": [row], "overall": [row],
@@ -192,8 +193,8 @@ def test_params_analysis_and_progress_snapshots_have_the_writers_shape() -> None
     broken["distributions"]["loop"]["__overall__"]["steps"].pop("p95")
     broken["overall"][0]["badcase_ratio"] = 2
     assert codes(validate(broken, "agentcompass-analysis-summary")) == [
-        ("schema.required", "/distributions/loop/__overall__/steps/p95", "error"),
-        ("schema.maximum", "/overall/0/badcase_ratio", "error"),
+        ("rule.writer-shape", "/distributions/loop/__overall__/steps/p95", "warning"),
+        ("rule.writer-shape", "/overall/0/badcase_ratio", "warning"),
     ]
 
 
@@ -215,9 +216,11 @@ def test_progress_jsonl_is_checked_line_by_line_with_a_pointer_into_each_record(
     lines[2] = json.dumps(third) + "\n"
     column = lines[2].index('"attempt": "1"') + len('"attempt": ') + 1
     assert jsonl(tmp_path, lines) == [
-        ("schema.required", "/timestamp", 3, 1, "error"),
-        ("schema.type", "/attempt", 3, column, "error"),
+        ("rule.writer-shape", "/timestamp", 3, 1, "warning"),
+        ("rule.writer-shape", "/attempt", 3, column, "warning"),
     ]
+    lines[2] = "[1]\n"
+    assert jsonl(tmp_path, lines) == [("schema.type", "", 3, 1, "error")]
 
 
 def test_a_torn_last_line_is_a_warning_and_any_other_broken_line_an_error(tmp_path: Path) -> None:
@@ -244,7 +247,7 @@ def test_blank_lines_and_a_missing_final_newline_are_warnings(tmp_path: Path) ->
 
 def test_json_lines_text_is_validated_with_its_kind() -> None:
     found = validate('{"event": "run_started"}\n', "agentcompass-progress-events")
-    assert {(issue.code, issue.line) for issue in found} == {("schema.required", 1)}
+    assert {(issue.code, issue.line, issue.severity) for issue in found} == {("rule.writer-shape", 1, "warning")}
 
 
 def test_a_folder_with_run_info_alone_is_a_run_root(tmp_path: Path) -> None:
@@ -258,6 +261,7 @@ def test_a_folder_with_run_info_alone_is_a_run_root(tmp_path: Path) -> None:
     assert found == {
         ("schema.pattern", "run_info.json", "error"),
         ("schema.required", "metrics.json", "error"),
+        ("rule.writer-shape", "metrics.json", "warning"),
         ("layout.temporary-file", ".tmp.run_info.0123.json", "warning"),
     }
 
@@ -271,7 +275,7 @@ def test_a_folder_of_many_runs_checks_each_run_root(tmp_path: Path) -> None:
     found = {(i.code, Path(i.file or "").relative_to(results).as_posix(), i.line) for i in validate(tmp_path)}
     assert found == {
         ("layout.missing-run-info", "2026-08-02_10-00-00", None),
-        *{(code, "2026-08-03_10-00-00/progress.jsonl", 1) for code in ("schema.required", "schema.type")},
+        ("rule.writer-shape", "2026-08-03_10-00-00/progress.jsonl", 1),
     }
 
 

@@ -14,7 +14,7 @@ import attrs
 
 from .._issues import Finding, UnknownKind
 from ..reading._documents import Syntax
-from ..rules import abb, abv3, actf, agentcompass
+from ..rules import abb, abv3, actf, agentcompass, agentcompass_run
 from ._schemas import BASE_URI
 
 Rules = Callable[[Any], Iterator[Finding]]
@@ -48,6 +48,9 @@ class Kind:
     version_prefix: str | None = None
     run_root_file: str | None = None
     model: str = attrs.field(kw_only=True)
+    # For a schema with a ``$defs/written`` (the writer's shape beyond what its readers require): which reader
+    # tolerates a departure at a pointer, and how; each departure is then a warning (rule.writer-shape).
+    tolerated: Callable[[str], str] | None = attrs.field(default=None, kw_only=True)
 
     @property
     def latest(self) -> str:
@@ -169,13 +172,14 @@ KINDS: dict[str, Kind] = {
                 "agentcompass.run_info.v2": _id("agentcompass/run-info.v2.json"),
                 "agentcompass.run_info.v3": _id("agentcompass/run-info.v3.json"),
             },
-            agentcompass.run_info,
+            agentcompass_run.run_info,
             ("run_info.json",),
             version_field="schema_version",
             unknown_version_note="AgentCompass 1.0.1 refuses to resume, reuse, summarize or analyze a run whose "
             "run_info.json has another version (runs of an older format must be rerun)",
             version_prefix="agentcompass.run_info.",
             model="RunInfo",
+            tolerated=agentcompass_run.tolerated_in_run_info,
         ),
         Kind(
             "agentcompass-params",
@@ -183,10 +187,11 @@ KINDS: dict[str, Kind] = {
             "AgentCompass run parameters (params.json at a run root)",
             "json",
             {"v1": _id("agentcompass/params.v1.json")},
-            _no_rules,
+            agentcompass_run.params,
             (),
             run_root_file="params.json",
             model="RunParams",
+            tolerated=agentcompass_run.tolerated_in_params,
         ),
         Kind(
             "agentcompass-metrics",
@@ -194,10 +199,11 @@ KINDS: dict[str, Kind] = {
             "AgentCompass metric report (metrics.json at a run root)",
             "json",
             {"v1": _id("agentcompass/metrics.v1.json")},
-            agentcompass.metrics,
+            agentcompass_run.metrics,
             (),
             run_root_file="metrics.json",
             model="MetricReport",
+            tolerated=agentcompass_run.tolerated_in_metrics,
         ),
         Kind(
             "agentcompass-analysis-summary",
@@ -205,9 +211,10 @@ KINDS: dict[str, Kind] = {
             "AgentCompass analysis summary (analysis_summary.json)",
             "json",
             {"v1": _id("agentcompass/analysis-summary.v1.json")},
-            _no_rules,
+            agentcompass_run.analysis_summary,
             ("analysis_summary.json",),
             model="AnalysisSummary",
+            tolerated=agentcompass_run.tolerated_in_analysis_summary,
         ),
         Kind(
             "agentcompass-progress",
@@ -215,10 +222,11 @@ KINDS: dict[str, Kind] = {
             "AgentCompass progress snapshot (progress.json at a run root)",
             "json",
             {"v1": _id("agentcompass/progress.v1.json")},
-            _no_rules,
+            agentcompass_run.progress,
             (),
             run_root_file="progress.json",
             model="ProgressSnapshot",
+            tolerated=agentcompass_run.tolerated_in_progress,
         ),
         Kind(
             "agentcompass-progress-events",
@@ -226,9 +234,10 @@ KINDS: dict[str, Kind] = {
             "AgentCompass progress events (progress.jsonl, one event per line)",
             "jsonl",
             {"v1": _id("agentcompass/progress-event.v1.json")},
-            _no_rules,
+            agentcompass_run.progress_event,
             ("progress.jsonl",),
             model="ProgressEvent",
+            tolerated=agentcompass_run.tolerated_in_progress_events,
         ),
         Kind(
             "actf-trajectory",
