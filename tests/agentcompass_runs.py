@@ -394,7 +394,10 @@ def run_readers_refuse(modules: SimpleNamespace, root: Path, params: dict[str, A
             requested["_reuse_source_dir"] = str(root)
             expected = store._normalized_attempt_plan(params["execution"]["attempts"])
             tasks = [{"task_id": task_id} for task_id in task_ids]
-            asyncio.run(Store(None).materialize_reused_details(tasks, requested, expected_attempt_plan=expected))
+            reused = Store(None).materialize_reused_details(tasks, requested, expected_attempt_plan=expected)
+            stats = asyncio.run(reused)
+            if stats["failed"]:  # it logs a task it cannot reuse and goes on without it
+                raise ValueError(f"{stats['failed']} task(s) not reused")
 
     attempt("reuse", reuse)
 

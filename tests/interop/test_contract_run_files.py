@@ -111,6 +111,23 @@ def _has_value(report: Any, binary: bool) -> bool:
     return True
 
 
+def plan_changes(task_ids: list[str], collected: bool) -> list[tuple[str, str, Change, set[str]]]:
+    """Every task's resolved execution plan (which reuse reads to copy its collected files) broken: the task's
+    plan, or the plan of its first attempt. The latter reuse refuses only for an attempt that has collected files
+    (known to the task's unit, not to run_info.json's): it is a warning, so it is asked only of a run without."""
+    from agentbeats_spec.reading._pointers import join
+
+    def plans(plan: Any) -> Change:
+        return _set("resolved_execution_plans", value=dict.fromkeys(task_ids, plan))
+
+    tasks = {join("/resolved_execution_plans", task_id) for task_id in task_ids}
+    changes = [("run_info.json", "a task's plan text", plans("x"), tasks)]
+    if not collected:
+        attempts = {join(task, "attempts", "1") for task in tasks}
+        changes.append(("run_info.json", "an attempt's plan text", plans({"attempts": {"1": "x"}}), attempts))
+    return changes
+
+
 def _upper_reducer(report: Any) -> Any:
     report["series"][0]["reducer"] = report["series"][0]["reducer"].upper()
     return report
@@ -212,7 +229,9 @@ def _first_items(summary: Any, value: Any) -> Any:
     return summary
 
 
-def _pointer(expected: str, report: Any) -> set[str]:
+def _pointer(expected: str | set[str], report: Any) -> set[str]:
+    if isinstance(expected, set):
+        return expected
     if expected == "binary":
         position, role = _valued(report, binary=True)
         return {f"/series/{position}/{role}"}
@@ -256,7 +275,8 @@ def test_the_writers_run_files_validate_and_each_change_is_judged_as_the_readers
         assert run_readers_refuse(modules(), root, params, task_ids) == {}
         assert [issue for issue in validate(root) if issue.severity != "info"] == []
         report = json.loads((root / "metrics.json").read_text(encoding="utf-8"))
-        for name, what, change, expected in CHANGES:
+        collected = any(attempt.transfer is not None for task in plan for attempt in task.attempts)
+        for name, what, change, expected in [*CHANGES, *plan_changes(task_ids, collected)]:
             if expected in ("binary", "swapped") and not _has_value(report, binary=expected == "binary"):
                 continue  # a report without values (every task unavailable) has none to move
             copied = Path(folder) / "mutant"

@@ -143,7 +143,38 @@ def _k(report: dict[str, Any]) -> None:
     report["series"][1]["series_id"] = "correct.pass@2"
 
 
+def _reducer(report: dict[str, Any]) -> None:
+    report["series"][0]["reducer"] = "median"
+
+
+def _strategy(report: dict[str, Any]) -> None:
+    report["strategy"] = "best"
+
+
+def _failed(report: dict[str, Any]) -> None:
+    report["evaluation_failed"] = True
+
+
+def _swapped(report: dict[str, Any]) -> None:
+    series = report["series"][0]
+    series["value"], series["reference_value"] = series["reference_value"], series["value"]
+
+
+def _out_of_range(report: dict[str, Any]) -> None:
+    report["series"][1]["value"] = 1.5
+
+
+def _native(report: dict[str, Any]) -> None:
+    report["series"][0].update(reducer="native", series_id="correct.native@3")
+
+
 METRIC_RULES = [
+    (_reducer, "rule.unknown-reducer", "/series/0/reducer"),
+    (_strategy, "rule.unknown-strategy", "/strategy"),
+    (_failed, "rule.evaluation-failed", "/evaluation_failed"),
+    (_swapped, "rule.series-value", "/series/0/reference_value"),
+    (_out_of_range, "rule.series-value", "/series/1/value"),
+    (_native, "rule.metric-report", "/series/0/reducer"),
     (_rename, "rule.series-id", "/series/2/series_id"),
     (_miscount, "rule.series-counts", "/series/0/counts/total"),
     (_headline, "rule.headline", "/series"),
@@ -151,7 +182,7 @@ METRIC_RULES = [
 ]
 
 
-@pytest.mark.parametrize(("change", "code", "pointer"), METRIC_RULES, ids=[rule[1] for rule in METRIC_RULES])
+@pytest.mark.parametrize(("change", "code", "pointer"), METRIC_RULES, ids=[rule[0].__name__ for rule in METRIC_RULES])
 def test_each_metric_report_rule_is_one_agentcompass_refuses(
     writer: Any, change: Callable[[dict[str, Any]], None], code: str, pointer: str
 ) -> None:
@@ -285,3 +316,118 @@ def test_run_level_files_are_told_by_name_only_at_a_run_root(tmp_path: Path) -> 
     assert issue.code == "schema.unknown-kind"
     assert [i.kind for i in validate(RUN / "metrics.json")] == []
     assert validate(tmp_path) == []  # inside an ordinary folder, metrics.json is nobody's artifact
+
+
+REUSED = {"benchmark": {"id": "swe-utils"}, "execution": {"attempts": {"k": 3, "strategy": "avg"}}}
+
+
+def _request(*path: str, value: Any = None, drop: bool = False) -> Callable[[dict[str, Any]], Any]:
+    def change(info: dict[str, Any]) -> None:
+        node = info["request"]
+        for token in path[:-1]:
+            node = node[token]
+        if drop:
+            del node[path[-1]]
+        else:
+            node[path[-1]] = value
+
+    return change
+
+
+# Each check of reuse (RunStore._validate_reuse_source, _normalized_attempt_plan), broken on its own: the member
+# it is placed at, and its line and column in the fixture's run_info.json as the writer indents it.
+REUSE_RULES = [
+    ("request {}", _set("request", {}), "/request/benchmark", 12, 14),
+    ("benchmark text", _request("benchmark", value="swe-utils"), "/request/benchmark", 13, 18),
+    ("no benchmark id", _request("benchmark", "id", drop=True), "/request/benchmark/id", 13, 18),
+    ("benchmark id a number", _request("benchmark", "id", value=5), "/request/benchmark/id", 14, 13),
+    ("no attempt plan", _request("execution", "attempts", drop=True), "/request/execution/attempts", 19, 18),
+    ("k 0", _request("execution", "attempts", "k", value=0), "/request/execution/attempts/k", 21, 14),
+    ("k 2.0", _request("execution", "attempts", "k", value=2.0), "/request/execution/attempts/k", 21, 14),
+    ("k true", _request("execution", "attempts", "k", value=True), "/request/execution/attempts/k", 21, 14),
+    ("unknown strategy", _request("execution", "attempts", "strategy", value="best"),
+     "/request/execution/attempts/strategy", 22, 21),
+    ("extra plan key", _request("execution", "attempts", "seed", value=1), "/request/execution/attempts/seed", 23, 9),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("why", "change", "pointer", "line", "column"), REUSE_RULES, ids=[rule[0] for rule in REUSE_RULES]
+)
+def test_each_check_of_reuse_is_an_error_at_its_member(
+    writer: Any, tmp_path: Path, why: str, change: Callable[[dict[str, Any]], Any], pointer: str, line: int,
+    column: int,
+) -> None:  # fmt: skip
+    info = load("run_info.json")
+    (tmp_path / "run_info.json").write_text(json.dumps(info))
+    writer.RunStore(None)._validate_reuse_source(tmp_path, REUSED)  # the fixture is reused
+    change(info)
+    (tmp_path / "run_info.json").write_text(text(info), encoding="utf-8")
+    with pytest.raises((ValueError, AttributeError)):
+        writer.RunStore(None)._validate_reuse_source(tmp_path, REUSED)
+    found = [(i.code, i.pointer, i.line, i.column, i.severity) for i in validate(tmp_path / "run_info.json")]
+    assert found[0] == ("rule.reuse-refused", pointer, line, column, "error")
+    assert all(issue[0] == "rule.reuse-refused" for issue in found)
+
+
+def test_a_reuse_error_says_what_agentcompass_will_not_do() -> None:
+    info = load("run_info.json")
+    info["request"]["execution"]["attempts"]["k"] = 0
+    (issue,) = validate(info)
+    assert issue.message == (
+        "AgentCompass 1.0.1 cannot reuse this run: execution.attempts.k is the number 0; expected an integer of at "
+        "least 1"
+    )
+
+
+def test_what_every_reader_tolerates_is_a_warning_naming_the_reader(tmp_path: Path) -> None:
+    info = load("run_info.json")
+    info.update(started_at="yesterday", status=3)
+    info["request"]["execution"]["attempts"]["strategy"] = " avg "
+    (tmp_path / "run_info.json").write_text(text(info), encoding="utf-8")
+    found = validate(tmp_path / "run_info.json")
+    assert [(i.code, i.pointer, i.line, i.column, i.severity) for i in found] == [
+        ("rule.writer-shape", "/request/execution/attempts/strategy", 22, 21, "warning"),
+        ("rule.writer-shape", "/started_at", 53, 17, "warning"),
+        ("rule.writer-shape", "/status", 54, 13, "warning"),
+    ]
+    assert found[0].message.endswith("reuse and summary strip and lower-case it")
+    assert found[1].message.endswith(
+        "the latest-run search (RunStore._run_info_sort_key) reads a started_at it cannot parse as the oldest run, "
+        "and every other reader ignores it"
+    )
+    assert found[2].message.endswith("the result browser reads a status that is not text as empty, and no other "
+                                     "reader reads it")  # fmt: skip
+    params = {"benchmark": "gsm8k", "execution": [1], "output": {"run_name": 5}, "seed": 1}
+    assert codes(validate(params, "agentcompass-params")) == [
+        ("rule.writer-shape", "/benchmark", "warning"),
+        ("rule.writer-shape", "/execution", "warning"),
+        ("rule.writer-shape", "/output/run_name", "warning"),
+        ("rule.writer-shape", "/seed", "warning"),
+    ]
+    assert codes(validate({"execution": {"attempts": {"k": 3, "seed": 1}}}, "agentcompass-params")) == [
+        ("rule.summary-refused", "/execution/attempts/seed", "error")
+    ]
+    assert codes(validate("[]", "agentcompass-analysis-summary")) == [("schema.type", "", "error")]
+
+
+def test_what_the_metric_report_model_defaults_or_normalizes_is_a_warning(writer: Any) -> None:
+    from agentcompass.runtime.metrics.report import MetricReport
+
+    report = load("metrics.json")
+    for series in report["series"]:
+        for scope in (series, *series["categories"].values()):
+            del scope["counts"]["invalidated"]
+    del report["extra"]
+    report["strategy"] = " AVG "
+    report["series"][0]["reducer"] = "Avg"
+    MetricReport.model_validate(report)  # it reads all of it
+    found = validate(report, "agentcompass-metrics")
+    assert {(i.code, i.severity) for i in found} == {("rule.writer-shape", "warning")}
+    missing = [f"/series/{n}/{scope}counts/invalidated" for n in range(3) for scope in ("categories/coding/", "")]
+    assert [i.pointer for i in found] == ["/extra", *missing[:2], "/series/0/reducer", *missing[2:], "/strategy"]
+    assert found[1].message.endswith(
+        "MetricReport.model_validate gives a missing member its default (0 for counts.invalidated, null for "
+        "reference_value, false for evaluation_failed, empty for categories, hierarchy and extra) and strips an "
+        "aggregation"
+    )

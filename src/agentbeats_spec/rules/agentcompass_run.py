@@ -3,9 +3,10 @@
 Severity follows consequence. An error is what an AgentCompass 1.0.1 reader refuses or misreads: resume
 (``store._require_current_run_info``), reuse (``RunStore._validate_reuse_source``, ``_normalized_attempt_plan``,
 ``materialize_reused_details``), summary and analysis (``launcher._summary_request_from_run_dir``,
-``launcher._load_run_info``), the metric report model (``MetricReport.model_validate``). A departure from what
-the 1.0.1 writer writes that every reader tolerates is a warning saying which reader tolerates it and how; the
-writer's shape is ``$defs/written`` of each file's schema.
+``launcher._load_run_info``), the metric report model (``MetricReport.model_validate``). A departure from what the
+1.0.1 writer writes that every reader tolerates is a warning saying which reader tolerates it and how: the writer's
+shape is ``$defs/written`` of each file's schema, which the check validates beside the schema itself
+(``checking/_examine.py``), asking the ``tolerated_in_*`` function of the file's kind what to say of a departure.
 """
 
 from __future__ import annotations
@@ -203,12 +204,16 @@ def _resolved_plans(plans: Any) -> Iterator[Finding]:
         )
         return
     for task_id, plan in plans.items():
-        if not isinstance(plan, dict) or not isinstance(plan.get("attempts"), dict):
+        # An attempt's own plan that is no object is refused only for an attempt with collected files, which
+        # another unit reads: the writer's shape warns of it.
+        attempts = plan.get("attempts") if isinstance(plan, dict) else None
+        if not isinstance(attempts, dict):
             yield Finding(
                 join("/resolved_execution_plans", task_id),
                 "rule.reuse-refused",
                 f"{REUSE}: the resolved plan of task {quote(task_id)} is not an object with an attempts object",
             )
+
 
 
 def _what(value: Any) -> str:
