@@ -359,9 +359,11 @@ def write_run_files(modules: SimpleNamespace, root: Path, plan: tuple[Task, ...]
 
 
 def run_readers_refuse(modules: SimpleNamespace, root: Path, params: dict[str, Any], task_ids: list[str],
-                       ) -> dict[str, BaseException]:  # fmt: skip
+                       unreusable: int = 0) -> dict[str, BaseException]:  # fmt: skip
     """What each released reader of run-level files raises on a run (none: {}): resume, reuse, summary, analysis,
-    the metric report model, the result browser. Any exception is a refusal: they have no other way to say no."""
+    the metric report model, the result browser. Any exception is a refusal: they have no other way to say no.
+    Reuse also refuses by leaving tasks out (it logs them): more than ``unreusable`` of them is a refusal (a task's
+    own files, such as an artifact transfer that did not complete, can make it unreusable in every run)."""
     import copy
     import json
     import tempfile
@@ -396,7 +398,7 @@ def run_readers_refuse(modules: SimpleNamespace, root: Path, params: dict[str, A
             tasks = [{"task_id": task_id} for task_id in task_ids]
             reused = Store(None).materialize_reused_details(tasks, requested, expected_attempt_plan=expected)
             stats = asyncio.run(reused)
-            if stats["failed"]:  # it logs a task it cannot reuse and goes on without it
+            if stats["failed"] > unreusable:  # it logs a task it cannot reuse and goes on without it
                 raise ValueError(f"{stats['failed']} task(s) not reused")
 
     attempt("reuse", reuse)
@@ -416,3 +418,11 @@ def run_readers_refuse(modules: SimpleNamespace, root: Path, params: dict[str, A
     attempt("metric report", report)
     attempt("result browser", lambda: reader.read_run(str(root)))
     return refused
+
+
+def unreusable_tasks(modules: SimpleNamespace, root: Path, params: dict[str, Any], task_ids: list[str]) -> int:
+    """How many tasks of a run reuse leaves out (by the task's own files)."""
+    for count in range(len(task_ids) + 1):
+        if "reuse" not in run_readers_refuse(modules, root, params, task_ids, count):
+            return count
+    return len(task_ids)

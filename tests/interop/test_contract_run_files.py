@@ -32,6 +32,7 @@ from ..agentcompass_runs import (
     run_readers_refuse,
     runs,
     uniform,
+    unreusable_tasks,
     write_run,
     write_run_files,
     writer_modules,
@@ -111,17 +112,18 @@ def _has_value(report: Any, binary: bool) -> bool:
     return True
 
 
-def plan_changes(task_ids: list[str], collected: bool) -> list[tuple[str, str, Change, set[str]]]:
+def plan_changes(task_ids: list[str], collected: bool, reusable: bool) -> list[tuple[str, str, Change, set[str]]]:
     """Every task's resolved execution plan (which reuse reads to copy its collected files) broken: the task's
-    plan, or the plan of its first attempt. The latter reuse refuses only for an attempt that has collected files
-    (known to the task's unit, not to run_info.json's): it is a warning, so it is asked only of a run without."""
+    plan, or the plan of its first attempt. Reuse reads them only for the tasks it reuses (asked only where one
+    is), and refuses an attempt's plan only for an attempt that has collected files (known to the task's unit, not
+    to run_info.json's): it is a warning, so it is asked only of a run without."""
     from agentbeats_spec.reading._pointers import join
 
     def plans(plan: Any) -> Change:
         return _set("resolved_execution_plans", value=dict.fromkeys(task_ids, plan))
 
     tasks = {join("/resolved_execution_plans", task_id) for task_id in task_ids}
-    changes = [("run_info.json", "a task's plan text", plans("x"), tasks)]
+    changes = [("run_info.json", "a task's plan text", plans("x"), tasks)] if reusable else []
     if not collected:
         attempts = {join(task, "attempts", "1") for task in tasks}
         changes.append(("run_info.json", "an attempt's plan text", plans({"attempts": {"1": "x"}}), attempts))
@@ -177,6 +179,14 @@ CHANGES: list[tuple[str, str, Change, str]] = [
     ("run_info.json", "strategy 5", _set("request", "execution", "attempts", "strategy", value=5), PLAN + "/strategy"),
     ("run_info.json", "no strategy", _drop("request", "execution", "attempts", "strategy"), PLAN + "/strategy"),
     ("run_info.json", "extra plan key", _set("request", "execution", "attempts", "seed", value=1), PLAN + "/seed"),
+    ("run_info.json", "task_concurrency text", _set("request", "execution", "task_concurrency", value="many"),
+     "/request/execution/task_concurrency"),
+    ("run_info.json", "no timeout multiplier", _set("request", "execution", "timeout_multiplier", value=None),
+     "/request/execution/timeout_multiplier"),
+    ("run_info.json", "a negative timeout", _set("request", "execution", "run_timeout_seconds", value=-1),
+     "/request/execution/run_timeout_seconds"),
+    ("run_info.json", "save_artifacts text", _set("request", "execution", "save_artifacts", value="yes"),
+     "/request/execution/save_artifacts"),
     ("run_info.json", "plans null", _set("resolved_execution_plans", value=None), "/resolved_execution_plans"),
     ("run_info.json", "plans []", _set("resolved_execution_plans", value=[]), "/resolved_execution_plans"),
     ("run_info.json", "started_at yesterday", _set("started_at", value="yesterday"), "/started_at"),
@@ -272,18 +282,19 @@ def test_the_writers_run_files_validate_and_each_change_is_judged_as_the_readers
         root.mkdir()
         write_run(modules(), root, plan, Path(folder) / "sandbox")
         params = write_run_files(modules(), root, plan)
-        assert run_readers_refuse(modules(), root, params, task_ids) == {}
+        unreusable = unreusable_tasks(modules(), root, params, task_ids)  # by their artifacts: not a run-level file's
+        assert run_readers_refuse(modules(), root, params, task_ids, unreusable) == {}
         assert [issue for issue in validate(root) if issue.severity != "info"] == []
         report = json.loads((root / "metrics.json").read_text(encoding="utf-8"))
         collected = any(attempt.transfer is not None for task in plan for attempt in task.attempts)
-        for name, what, change, expected in [*CHANGES, *plan_changes(task_ids, collected)]:
+        for name, what, change, expected in [*CHANGES, *plan_changes(task_ids, collected, unreusable < len(plan))]:
             if expected in ("binary", "swapped") and not _has_value(report, binary=expected == "binary"):
                 continue  # a report without values (every task unavailable) has none to move
             copied = Path(folder) / "mutant"
             shutil.copytree(root, copied, symlinks=True)
             target = copied / name
             target.write_text(json.dumps(change(json.loads(target.read_text(encoding="utf-8"))), indent=2) + "\n")
-            refused = run_readers_refuse(modules(), copied, params, task_ids)
+            refused = run_readers_refuse(modules(), copied, params, task_ids, unreusable)
             found = [issue for issue in validate(copied) if issue.file == str(target)]
             pointers = _pointer(expected, report)
             if refused:

@@ -11,6 +11,7 @@ shape is ``$defs/written`` of each file's schema, which the check validates besi
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -136,6 +137,7 @@ def _request(request: dict[str, Any]) -> Iterator[Finding]:
             anchor=_anchor(request, "execution"),
         )
         return
+    yield from _summary_execution(execution)
     attempts = execution.get("attempts")
     if not isinstance(attempts, dict):
         yield Finding(
@@ -147,6 +149,65 @@ def _request(request: dict[str, Any]) -> Iterator[Finding]:
         )
         return
     yield from attempt_plan(attempts, "/request/execution/attempts")
+
+
+# The execution settings the summary passes to ExecutionSpec (launcher._summary_request_from_run_dir), and whether
+# null is allowed: optional_timeout takes a finite positive number (or null where the setting is optional).
+_TIMEOUTS = {
+    "run_timeout_seconds": True, "run_timer_compensation_seconds": False, "evaluation_timeout_seconds": True,
+    "timeout_multiplier": False, "run_timeout_multiplier": True, "evaluation_timeout_multiplier": True,
+    "runresult_collect_timeout_seconds": False, "artifact_collect_timeout_seconds": True,
+}  # fmt: skip
+
+
+def _summary_execution(execution: dict[str, Any]) -> Iterator[Finding]:
+    """What ``ExecutionSpec`` refuses of the settings the summary reads from request.execution."""
+    for name, nullable in _TIMEOUTS.items():
+        if name not in execution:
+            continue
+        value = execution[name]
+        if value is None and nullable:
+            continue
+        if not _positive_number(value):
+            yield Finding(
+                join("/request/execution", name),
+                "rule.summary-refused",
+                f"{SUMMARY}: execution.{name} is {_what(value)}; expected a finite positive number"
+                + (" or null" if nullable else ""),
+            )
+    if "task_concurrency" in execution and not _integral(execution["task_concurrency"]):
+        yield Finding(
+            "/request/execution/task_concurrency",
+            "rule.summary-refused",
+            f"{SUMMARY}: execution.task_concurrency is {_what(execution['task_concurrency'])}; expected an integer",
+        )
+    if execution.get("save_artifacts") is not None and not isinstance(execution["save_artifacts"], bool):
+        yield Finding(
+            "/request/execution/save_artifacts",
+            "rule.summary-refused",
+            f"{SUMMARY}: execution.save_artifacts is {_what(execution['save_artifacts'])}; expected true, false or "
+            "null",
+        )
+
+
+def _positive_number(value: Any) -> bool:
+    """What ``optional_timeout`` takes: not a boolean, ``float()`` of it finite and positive."""
+    if isinstance(value, bool):
+        return False
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return False
+    return math.isfinite(number) and number > 0
+
+
+def _integral(value: Any) -> bool:
+    """What ``int()`` takes, as ``ExecutionSpec`` reads task_concurrency."""
+    try:
+        int(value)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return True
 
 
 def _found(parent: dict[str, Any], name: str) -> str:
