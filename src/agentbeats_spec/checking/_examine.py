@@ -87,6 +87,8 @@ def _check_data(data: Any, kind: _kinds.Kind | None) -> Iterator[Finding]:
         return
     try:
         found = list(_schemas.check(schema_id, data))
+        if kind.refused:
+            found = [attrs.evolve(finding, message=f"{finding.message}: {kind.refused}") for finding in found]
         found += [*_written(schema_id, data, kind, {finding.pointer for finding in found}), *kind.rules(data)]
     except RecursionError:
         found = [too_deep(kind.syntax)]

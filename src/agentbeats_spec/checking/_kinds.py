@@ -51,6 +51,8 @@ class Kind:
     # For a schema with a ``$defs/written`` (the writer's shape beyond what its readers require): which reader
     # tolerates a departure at a pointer, and how; each departure is then a warning (rule.writer-shape).
     tolerated: Callable[[str], str] | None = attrs.field(default=None, kw_only=True)
+    # What a reader will not do with a file that fails its schema, said after each schema error.
+    refused: str = attrs.field(default="", kw_only=True)
 
     @property
     def latest(self) -> str:
@@ -180,6 +182,7 @@ KINDS: dict[str, Kind] = {
             version_prefix="agentcompass.run_info.",
             model="RunInfo",
             tolerated=agentcompass_run.tolerated_in_run_info,
+            refused=agentcompass_run.REFUSED["run_info"],
         ),
         Kind(
             "agentcompass-params",
@@ -192,6 +195,7 @@ KINDS: dict[str, Kind] = {
             run_root_file="params.json",
             model="RunParams",
             tolerated=agentcompass_run.tolerated_in_params,
+            refused=agentcompass_run.REFUSED["params"],
         ),
         Kind(
             "agentcompass-metrics",
@@ -204,6 +208,7 @@ KINDS: dict[str, Kind] = {
             run_root_file="metrics.json",
             model="MetricReport",
             tolerated=agentcompass_run.tolerated_in_metrics,
+            refused=agentcompass_run.REFUSED["metrics"],
         ),
         Kind(
             "agentcompass-analysis-summary",
@@ -215,6 +220,7 @@ KINDS: dict[str, Kind] = {
             ("analysis_summary.json",),
             model="AnalysisSummary",
             tolerated=agentcompass_run.tolerated_in_analysis_summary,
+            refused=agentcompass_run.REFUSED["browsed"],
         ),
         Kind(
             "agentcompass-progress",
@@ -227,6 +233,7 @@ KINDS: dict[str, Kind] = {
             run_root_file="progress.json",
             model="ProgressSnapshot",
             tolerated=agentcompass_run.tolerated_in_progress,
+            refused=agentcompass_run.REFUSED["browsed"],
         ),
         Kind(
             "agentcompass-progress-events",
@@ -238,6 +245,7 @@ KINDS: dict[str, Kind] = {
             ("progress.jsonl",),
             model="ProgressEvent",
             tolerated=agentcompass_run.tolerated_in_progress_events,
+            refused=agentcompass_run.REFUSED["events"],
         ),
         Kind(
             "actf-trajectory",

@@ -27,6 +27,14 @@ _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 REUSE = "AgentCompass 1.0.1 cannot reuse this run"
 SUMMARY = "AgentCompass 1.0.1 cannot summarize this run"
 MODEL = "AgentCompass 1.0.1's MetricReport refuses this report"
+# Said after each schema error of a run-level file: what the readers of that file will not do with it.
+REFUSED = {
+    "run_info": "AgentCompass 1.0.1 cannot resume, reuse, summarize or analyze this run",
+    "params": "AgentCompass 1.0.1 cannot summarize this run",
+    "metrics": MODEL,
+    "browsed": "the file holds none of the data the AgentCompass 1.0.1 writer writes in it",
+    "events": "the line holds none of the data of a progress event",
+}
 
 
 def unknown_members(data: dict[str, Any], known: tuple[str, ...], where: str, how: str) -> Iterator[Finding]:
