@@ -9,13 +9,15 @@ STAMP := $(VENV)/.installed
 .PHONY: validate test fuzz bench clean
 
 # The released AgentCompass writer and reader serve the interoperability tests. Only its results modules are
-# used, which need the few packages named here; it goes to a folder of its own so that the venv stays consistent.
+# used, which need the few packages named here (msgspec for its result browser, viewer/reader.py); it goes to a
+# folder of its own so that the venv stays consistent.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --ignore-requires-python \
 	  --upgrade --target $(VENV)/interop agentcompass==1.0.1
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check rich pydantic pyyaml filelock tabulate httpx
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check rich pydantic pyyaml filelock tabulate httpx \
+	  msgspec
 	touch $(STAMP)
 
 # The editable install builds the native reader; an edited reader source is built again before anything uses it.

@@ -211,7 +211,9 @@ def write_run(modules: SimpleNamespace, root: Path, plan: tuple[Task, ...], sand
             return root
 
     store = Store(None)
-    request = {"benchmark": {"name": "demo"}, "model": {"name": "m", "api_key": "sk-request-0123456789"},
+    # As RunRequest.to_task_payload gives it: the benchmark id and the attempt plan that reuse reads back.
+    request = {"benchmark": {"id": "demo"}, "model": {"id": "m", "api_key": "sk-request-0123456789"},
+               "execution": {"attempts": {"k": max(task.k for task in plan), "strategy": "avg"}},
                "output": {}}  # fmt: skip
     store.write_run_info(root, request, {"output": {"run_id": "run-1"}})
     for task in plan:
@@ -271,3 +273,156 @@ def reader_refuses(modules: SimpleNamespace, root: Path, task_ids: list[str]) ->
     except Exception as error:  # any exception is a refusal: the reader has no other way to say no
         return error
     return None
+
+
+# ---------------------------------------------------------------------------------------------- the run-level files
+
+
+def uniform(plan: tuple[Task, ...], strategy: str = "avg") -> tuple[Task, ...]:
+    """The tasks of a run that reached its summary: every task published, all under one attempt plan.
+
+    Either every task has a category or none has: save_analysis_summary of 1.0.1 raises KeyError('') on a run
+    that mixes both (it counts the uncategorized under a category it never created)."""
+    k = max(task.k for task in plan)
+    mixed = len({task.category is None for task in plan}) > 1
+    return tuple(
+        attrs.evolve(task, k=k, strategy=strategy, published=True, category=task.category or ("math" * mixed or None))
+        for task in plan
+    )
+
+
+def persistence_params(plan: tuple[Task, ...]) -> dict[str, Any]:
+    """What RunRequest.to_persistence_params gives for the request write_run records (with a benchmark parameter)."""
+    return {
+        "benchmark": {"id": "demo", "params": {"split": "test", "judge_api_key": "sk-judge-0123456789abcdef"}},
+        "model": {"id": "m", "api_key": "sk-request-0123456789", "params": {"temperature": 0.2}},
+        "execution": {"attempts": {"k": plan[0].k, "strategy": plan[0].strategy}, "task_concurrency": 4},
+        "output": {"run_name": "", "run_id": "run-1"},
+    }
+
+
+METRIC_CONTRACT = {
+    "correct": {"kind": "binary_success", "reducers": ["avg", "pass"], "primary": True},
+    "accuracy": {"kind": "scalar", "reducers": ["avg"]},
+    "passed": {"kind": "binary_success", "reducers": ["avg", "pass"]},
+    "steps": {"kind": "scalar", "reducers": ["avg"]},
+}
+
+
+def metric_report(modules: SimpleNamespace, root: Path, plan: tuple[Task, ...]) -> Any:
+    """The report the released aggregation (aggregate_metric_report) makes of the run's published tasks; an
+    attempt's "passed" is its "correct"."""
+    from agentcompass.runtime.metrics import MetricContract
+    from agentcompass.runtime.metrics.report_aggregation import aggregate_metric_report
+
+    details = []
+    for path in modules.layout.result_files(root):
+        record = modules.layout.read_result(path)
+        for attempt in record["attempts"].values():
+            attempt["metrics"] = {**attempt["metrics"], "correct": attempt["metrics"]["passed"]}
+        details.append(record)
+    return aggregate_metric_report(
+        details, contract=MetricContract(metrics=METRIC_CONTRACT), k=plan[0].k, strategy=plan[0].strategy
+    )
+
+
+def write_run_files(modules: SimpleNamespace, root: Path, plan: tuple[Task, ...]) -> dict[str, Any]:
+    """After write_run: what the released runner writes at the run root to the end (RunStore._write_params_record,
+    _write_metric_artifacts, _record_metric_artifact_provenance, save_analysis_summary, the progress sinks,
+    write_terminal_status). The persistence parameters, which a reuse of the run requests again."""
+    from agentcompass.runtime.progress import JsonlProgressSink, ProgressReporter, SnapshotProgressSink
+
+    params = persistence_params(plan)
+    store = modules.store.RunStore(None)
+    ids = SimpleNamespace(**{part: SimpleNamespace(id=name) for part, name in
+                             (("benchmark", "demo"), ("harness", "h"), ("environment", "host_process"),
+                              ("model", "m"))})  # fmt: skip
+    reporter = ProgressReporter(
+        run_id="run-1", request=ids,
+        sinks=[JsonlProgressSink(root / "progress.jsonl"), SnapshotProgressSink(root / "progress.json")],
+    )  # fmt: skip
+    reporter.emit("run_started", payload={"benchmark": "demo"})
+    reporter.emit("tasks_loaded", payload={"total_tasks": len(plan)})
+    for task in plan:
+        reporter.emit("task_started", task_id=task.task_id, category=task.category, attempt=1, phase="setup")
+        reporter.emit("task_finished", task_id=task.task_id, category=task.category, status="completed")
+    reporter.emit("summary_started")
+    report = metric_report(modules, root, plan)
+    store._write_params_record(root, params)
+    store._write_metric_artifacts(root, report, params)
+    store._record_metric_artifact_provenance(root, report, source="evaluation")
+    asyncio.run(store.save_analysis_summary(params, output_dir=root))
+    reporter.emit("run_finished", status="completed")
+    reporter.close()
+    store.write_terminal_status(root, "completed")
+    return params
+
+
+def run_readers_refuse(modules: SimpleNamespace, root: Path, params: dict[str, Any], task_ids: list[str],
+                       unreusable: int = 0) -> dict[str, BaseException]:  # fmt: skip
+    """What each released reader of run-level files raises on a run (none: {}): resume, reuse, summary, analysis,
+    the metric report model, the result browser. Any exception is a refusal: they have no other way to say no.
+    Reuse also refuses by leaving tasks out (it logs them): more than ``unreusable`` of them is a refusal (a task's
+    own files, such as an artifact transfer that did not complete, can make it unreusable in every run)."""
+    import copy
+    import json
+    import tempfile
+
+    from agentcompass import launcher
+    from agentcompass.runtime.metrics.report import MetricReport
+    from agentcompass.viewer import reader
+
+    store_module = modules.store
+    refused: dict[str, BaseException] = {}
+
+    def attempt(name: str, call: Any) -> None:
+        try:
+            call()
+        except Exception as error:
+            refused[name] = error
+
+    store = store_module.RunStore(None)
+    attempt("resume", lambda: store._require_current_run_info(store._load_run_info(root), path=root / "run_info.json"))
+
+    def reuse() -> None:
+        with tempfile.TemporaryDirectory() as target:
+
+            class Store(store_module.RunStore):  # type: ignore[misc,name-defined]
+                def _get_output_directory(self, params: dict[str, Any]) -> Path:
+                    return Path(target)
+
+            requested = copy.deepcopy(params)
+            requested["runtime"] = {"reuse": True}
+            requested["_reuse_source_dir"] = str(root)
+            expected = store._normalized_attempt_plan(params["execution"]["attempts"])
+            tasks = [{"task_id": task_id} for task_id in task_ids]
+            reused = Store(None).materialize_reused_details(tasks, requested, expected_attempt_plan=expected)
+            stats = asyncio.run(reused)
+            if stats["failed"] > unreusable:  # it logs a task it cannot reuse and goes on without it
+                raise ValueError(f"{stats['failed']} task(s) not reused")
+
+    attempt("reuse", reuse)
+
+    def summary() -> None:
+        launcher._summary_request_from_run_dir(root, launcher.load_run_config(None))
+        store.load_persisted_results(root)
+
+    attempt("summary", summary)
+    attempt("analysis", lambda: launcher._load_run_info(root))
+
+    def report() -> None:
+        path = root / "metrics.json"
+        if path.exists():
+            MetricReport.model_validate(json.loads(path.read_text(encoding="utf-8")))
+
+    attempt("metric report", report)
+    attempt("result browser", lambda: reader.read_run(str(root)))
+    return refused
+
+
+def unreusable_tasks(modules: SimpleNamespace, root: Path, params: dict[str, Any], task_ids: list[str]) -> int:
+    """How many tasks of a run reuse leaves out (by the task's own files)."""
+    for count in range(len(task_ids) + 1):
+        if "reuse" not in run_readers_refuse(modules, root, params, task_ids, count):
+            return count
+    return len(task_ids)

@@ -43,23 +43,26 @@ def released() -> ModuleType | None:
     return store
 
 
-def _counts(total: int, evaluated: int, error: int) -> dict[str, int]:
-    return {"total": total, "evaluated": evaluated, "error": error, "unavailable": total - evaluated,
-            "invalidated": 0}  # fmt: skip
+def _counts(total: int, evaluated: int, error: int, invalidated: int = 0) -> dict[str, int]:
+    return {"total": total, "evaluated": evaluated, "error": error, "unavailable": total - evaluated - invalidated,
+            "invalidated": invalidated}  # fmt: skip
 
 
-def metric_report() -> dict[str, object]:
-    counts = _counts(1, 1, 1)
+def metric_report(failed: bool = False) -> dict[str, object]:
+    """The report of a one-task run; ``failed``: of a run whose task a fatal issue invalidated (no value at all)."""
+    counts = _counts(1, 0, 1, 1) if failed else _counts(1, 1, 1)
 
     def series(metric: str, reducer: str, role: str, kind: str, value: float) -> dict[str, object]:
         return {"series_id": f"{metric}.{reducer}@3", "metric_id": metric, "kind": kind, "reducer": reducer,
-                "role": role, "aggregation": "micro_weighted", "k": 3, "value": value, "counts": counts,
-                "categories": {"coding": {"value": value, "counts": counts, "aggregation_weight": 1.0}}}  # fmt: skip
+                "role": role, "aggregation": "micro_weighted", "k": 3, "value": None if failed else value,
+                "counts": counts, "categories": {"coding": {"value": None if failed else value, "counts": counts,
+                                                            "aggregation_weight": 1.0}}}  # fmt: skip
 
     return {
         "k": 3,
         "strategy": "avg",
         "aggregation": "micro_weighted",
+        "evaluation_failed": failed,
         "series": [
             series("correct", "avg", "headline", "binary_success", 0.3333333333333333),
             series("correct", "pass", "headline", "binary_success", 1.0),
@@ -68,8 +71,9 @@ def metric_report() -> dict[str, object]:
     }
 
 
-def run_files(folder: Path, *, finished: bool = True) -> None:
-    """Write a run's run-level files into ``folder`` with the released writer."""
+def run_files(folder: Path, *, finished: bool = True, failed: bool = False) -> None:
+    """Write a run's run-level files into ``folder`` with the released writer (``failed``: the report of a run with
+    a fatal task)."""
     store = released()
     assert store is not None, "the released agentcompass package is not installed"
     from agentcompass.runtime.metrics.report import MetricReport
@@ -100,7 +104,7 @@ def run_files(folder: Path, *, finished: bool = True) -> None:
     reporter.emit("task_finished", task_id=TASK_ID, category="coding", status="completed",
                   payload={"severity": "error"})  # fmt: skip
     reporter.emit("summary_started")
-    report = MetricReport.model_validate(metric_report())
+    report = MetricReport.model_validate(metric_report(failed))
     writer._write_params_record(folder, PARAMS)
     writer._write_metric_artifacts(folder, report, PARAMS)
     writer._record_metric_artifact_provenance(folder, report, source="evaluation")

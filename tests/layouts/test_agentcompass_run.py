@@ -104,24 +104,25 @@ def test_another_version_says_what_agentcompass_will_not_do() -> None:
     assert "known: agentcompass.run_info.v2, agentcompass.run_info.v3" in issue.message
 
 
-def test_a_v2_run_info_is_what_the_reader_accepts(writer: Any) -> None:
-    info = {"schema_version": "agentcompass.run_info.v2", "run_id": "r1", "request": {}, "fingerprint": "old"}
+def test_a_v2_run_info_is_what_the_reader_accepts_with_a_warning(writer: Any) -> None:
+    request = {"benchmark": {"id": "gsm8k"}, "execution": {"attempts": {"k": 1, "strategy": "avg"}}}
+    info = {"schema_version": "agentcompass.run_info.v2", "run_id": "r1", "request": request, "fingerprint": "old"}
     writer.RunStore._require_current_run_info(info, path=Path("run_info.json"))
-    assert validate(info) == []
+    assert codes(validate(info)) == [("legacy.run-info-v2", "/schema_version", "warning")]
 
 
-def test_unknown_run_info_members_warn_and_near_misses_are_errors() -> None:
+def test_unknown_run_info_members_are_warnings_and_a_near_miss_says_what_it_is_near() -> None:
     info = {**load("run_info.json"), "reused_form": {"run_id": "r0"}, "host": "gpu-7"}
-    assert codes(validate(info)) == [
-        ("rule.unknown-key", "/host", "warning"),
-        ("rule.misspelled-key", "/reused_form", "error"),
-    ]
+    found = validate(info)
+    assert codes(found) == [("rule.unknown-key", "/host", "warning"), ("rule.unknown-key", "/reused_form", "warning")]
+    assert "did you mean 'reused_from'?" in found[1].message
+    assert "every AgentCompass 1.0.1 reader ignores it" in found[0].message
 
 
 def test_a_summary_provenance_records_its_override() -> None:
     info = load("run_info.json")
     info["metric_artifacts"]["source"] = "summary"
-    assert codes(validate(info)) == [("schema.required", "/metric_artifacts/benchmark_params_override", "error")]
+    assert codes(validate(info)) == [("rule.writer-shape", "/metric_artifacts/benchmark_params_override", "warning")]
 
 
 # What MetricReport (runtime/metrics/report.py) checks beyond each member's shape, broken on its own.
@@ -142,7 +143,38 @@ def _k(report: dict[str, Any]) -> None:
     report["series"][1]["series_id"] = "correct.pass@2"
 
 
+def _reducer(report: dict[str, Any]) -> None:
+    report["series"][0]["reducer"] = "median"
+
+
+def _strategy(report: dict[str, Any]) -> None:
+    report["strategy"] = "best"
+
+
+def _failed(report: dict[str, Any]) -> None:
+    report["evaluation_failed"] = True
+
+
+def _swapped(report: dict[str, Any]) -> None:
+    series = report["series"][0]
+    series["value"], series["reference_value"] = series["reference_value"], series["value"]
+
+
+def _out_of_range(report: dict[str, Any]) -> None:
+    report["series"][1]["value"] = 1.5
+
+
+def _native(report: dict[str, Any]) -> None:
+    report["series"][0].update(reducer="native", series_id="correct.native@3")
+
+
 METRIC_RULES = [
+    (_reducer, "rule.unknown-reducer", "/series/0/reducer"),
+    (_strategy, "rule.unknown-strategy", "/strategy"),
+    (_failed, "rule.evaluation-failed", "/evaluation_failed"),
+    (_swapped, "rule.series-value", "/series/0/reference_value"),
+    (_out_of_range, "rule.series-value", "/series/1/value"),
+    (_native, "rule.metric-report", "/series/0/reducer"),
     (_rename, "rule.series-id", "/series/2/series_id"),
     (_miscount, "rule.series-counts", "/series/0/counts/total"),
     (_headline, "rule.headline", "/series"),
@@ -150,7 +182,7 @@ METRIC_RULES = [
 ]
 
 
-@pytest.mark.parametrize(("change", "code", "pointer"), METRIC_RULES, ids=[rule[1] for rule in METRIC_RULES])
+@pytest.mark.parametrize(("change", "code", "pointer"), METRIC_RULES, ids=[rule[0].__name__ for rule in METRIC_RULES])
 def test_each_metric_report_rule_is_one_agentcompass_refuses(
     writer: Any, change: Callable[[dict[str, Any]], None], code: str, pointer: str
 ) -> None:
@@ -174,12 +206,12 @@ def test_metrics_json_is_closed_as_the_report_model_is() -> None:
 
 def test_params_analysis_and_progress_snapshots_have_the_writers_shape() -> None:
     assert codes(validate({"benchmark": {"id": ""}, "seed": 1}, "agentcompass-params")) == [
-        ("schema.min-length", "/benchmark/id", "error"),
-        ("schema.unexpected-member", "/seed", "error"),
+        ("rule.writer-shape", "/benchmark/id", "warning"),
+        ("rule.writer-shape", "/seed", "warning"),
     ]
     progress = load("progress.json")
     progress["finished_tasks"] = -1
-    assert codes(validate(progress, "agentcompass-progress")) == [("schema.minimum", "/finished_tasks", "error")]
+    assert codes(validate(progress, "agentcompass-progress")) == [("rule.writer-shape", "/finished_tasks", "warning")]
     row = {"category": "coding", "analyzer": "loop", "total": 2, "badcase_count": 1, "error_count": 0,
            "badcase_ratio": 0.5, "avg_score": None}  # fmt: skip
     summary = {"per_category_per_analyzer": [row], "per_category_overall": [row], "overall": [row],
@@ -192,8 +224,8 @@ def test_params_analysis_and_progress_snapshots_have_the_writers_shape() -> None
     broken["distributions"]["loop"]["__overall__"]["steps"].pop("p95")
     broken["overall"][0]["badcase_ratio"] = 2
     assert codes(validate(broken, "agentcompass-analysis-summary")) == [
-        ("schema.required", "/distributions/loop/__overall__/steps/p95", "error"),
-        ("schema.maximum", "/overall/0/badcase_ratio", "error"),
+        ("rule.writer-shape", "/distributions/loop/__overall__/steps/p95", "warning"),
+        ("rule.writer-shape", "/overall/0/badcase_ratio", "warning"),
     ]
 
 
@@ -215,9 +247,11 @@ def test_progress_jsonl_is_checked_line_by_line_with_a_pointer_into_each_record(
     lines[2] = json.dumps(third) + "\n"
     column = lines[2].index('"attempt": "1"') + len('"attempt": ') + 1
     assert jsonl(tmp_path, lines) == [
-        ("schema.required", "/timestamp", 3, 1, "error"),
-        ("schema.type", "/attempt", 3, column, "error"),
+        ("rule.writer-shape", "/timestamp", 3, 1, "warning"),
+        ("rule.writer-shape", "/attempt", 3, column, "warning"),
     ]
+    lines[2] = "[1]\n"
+    assert jsonl(tmp_path, lines) == [("schema.type", "", 3, 1, "error")]
 
 
 def test_a_torn_last_line_is_a_warning_and_any_other_broken_line_an_error(tmp_path: Path) -> None:
@@ -244,7 +278,7 @@ def test_blank_lines_and_a_missing_final_newline_are_warnings(tmp_path: Path) ->
 
 def test_json_lines_text_is_validated_with_its_kind() -> None:
     found = validate('{"event": "run_started"}\n', "agentcompass-progress-events")
-    assert {(issue.code, issue.line) for issue in found} == {("schema.required", 1)}
+    assert {(issue.code, issue.line, issue.severity) for issue in found} == {("rule.writer-shape", 1, "warning")}
 
 
 def test_a_folder_with_run_info_alone_is_a_run_root(tmp_path: Path) -> None:
@@ -258,6 +292,7 @@ def test_a_folder_with_run_info_alone_is_a_run_root(tmp_path: Path) -> None:
     assert found == {
         ("schema.pattern", "run_info.json", "error"),
         ("schema.required", "metrics.json", "error"),
+        ("rule.writer-shape", "metrics.json", "warning"),
         ("layout.temporary-file", ".tmp.run_info.0123.json", "warning"),
     }
 
@@ -271,7 +306,7 @@ def test_a_folder_of_many_runs_checks_each_run_root(tmp_path: Path) -> None:
     found = {(i.code, Path(i.file or "").relative_to(results).as_posix(), i.line) for i in validate(tmp_path)}
     assert found == {
         ("layout.missing-run-info", "2026-08-02_10-00-00", None),
-        *{(code, "2026-08-03_10-00-00/progress.jsonl", 1) for code in ("schema.required", "schema.type")},
+        ("rule.writer-shape", "2026-08-03_10-00-00/progress.jsonl", 1),
     }
 
 
@@ -282,3 +317,118 @@ def test_run_level_files_are_told_by_name_only_at_a_run_root(tmp_path: Path) -> 
     assert [i.kind for i in validate(RUN / "metrics.json")] == []
     # inside an ordinary folder, metrics.json is nobody's artifact: nothing is found there
     assert [i.code for i in validate(tmp_path)] == ["layout.nothing-found"]
+
+
+REUSED = {"benchmark": {"id": "swe-utils"}, "execution": {"attempts": {"k": 3, "strategy": "avg"}}}
+
+
+def _request(*path: str, value: Any = None, drop: bool = False) -> Callable[[dict[str, Any]], Any]:
+    def change(info: dict[str, Any]) -> None:
+        node = info["request"]
+        for token in path[:-1]:
+            node = node[token]
+        if drop:
+            del node[path[-1]]
+        else:
+            node[path[-1]] = value
+
+    return change
+
+
+# Each check of reuse (RunStore._validate_reuse_source, _normalized_attempt_plan), broken on its own: the member
+# it is placed at, and its line and column in the fixture's run_info.json as the writer indents it.
+REUSE_RULES = [
+    ("request {}", _set("request", {}), "/request/benchmark", 12, 14),
+    ("benchmark text", _request("benchmark", value="swe-utils"), "/request/benchmark", 13, 18),
+    ("no benchmark id", _request("benchmark", "id", drop=True), "/request/benchmark/id", 13, 18),
+    ("benchmark id a number", _request("benchmark", "id", value=5), "/request/benchmark/id", 14, 13),
+    ("no attempt plan", _request("execution", "attempts", drop=True), "/request/execution/attempts", 19, 18),
+    ("k 0", _request("execution", "attempts", "k", value=0), "/request/execution/attempts/k", 21, 14),
+    ("k 2.0", _request("execution", "attempts", "k", value=2.0), "/request/execution/attempts/k", 21, 14),
+    ("k true", _request("execution", "attempts", "k", value=True), "/request/execution/attempts/k", 21, 14),
+    ("unknown strategy", _request("execution", "attempts", "strategy", value="best"),
+     "/request/execution/attempts/strategy", 22, 21),
+    ("extra plan key", _request("execution", "attempts", "seed", value=1), "/request/execution/attempts/seed", 23, 9),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("why", "change", "pointer", "line", "column"), REUSE_RULES, ids=[rule[0] for rule in REUSE_RULES]
+)
+def test_each_check_of_reuse_is_an_error_at_its_member(
+    writer: Any, tmp_path: Path, why: str, change: Callable[[dict[str, Any]], Any], pointer: str, line: int,
+    column: int,
+) -> None:  # fmt: skip
+    info = load("run_info.json")
+    (tmp_path / "run_info.json").write_text(json.dumps(info))
+    writer.RunStore(None)._validate_reuse_source(tmp_path, REUSED)  # the fixture is reused
+    change(info)
+    (tmp_path / "run_info.json").write_text(text(info), encoding="utf-8")
+    with pytest.raises((ValueError, AttributeError)):
+        writer.RunStore(None)._validate_reuse_source(tmp_path, REUSED)
+    found = [(i.code, i.pointer, i.line, i.column, i.severity) for i in validate(tmp_path / "run_info.json")]
+    assert found[0] == ("rule.reuse-refused", pointer, line, column, "error")
+    assert all(issue[0] == "rule.reuse-refused" for issue in found)
+
+
+def test_a_reuse_error_says_what_agentcompass_will_not_do() -> None:
+    info = load("run_info.json")
+    info["request"]["execution"]["attempts"]["k"] = 0
+    (issue,) = validate(info)
+    assert issue.message == (
+        "AgentCompass 1.0.1 cannot reuse this run: execution.attempts.k is the number 0; expected an integer of at "
+        "least 1"
+    )
+
+
+def test_what_every_reader_tolerates_is_a_warning_naming_the_reader(tmp_path: Path) -> None:
+    info = load("run_info.json")
+    info.update(started_at="yesterday", status=3)
+    info["request"]["execution"]["attempts"]["strategy"] = " avg "
+    (tmp_path / "run_info.json").write_text(text(info), encoding="utf-8")
+    found = validate(tmp_path / "run_info.json")
+    assert [(i.code, i.pointer, i.line, i.column, i.severity) for i in found] == [
+        ("rule.writer-shape", "/request/execution/attempts/strategy", 22, 21, "warning"),
+        ("rule.writer-shape", "/started_at", 53, 17, "warning"),
+        ("rule.writer-shape", "/status", 54, 13, "warning"),
+    ]
+    assert found[0].message.endswith("reuse and summary strip and lower-case it")
+    assert found[1].message.endswith(
+        "the latest-run search (RunStore._run_info_sort_key) reads a started_at it cannot parse as the oldest run, "
+        "and every other reader ignores it"
+    )
+    assert found[2].message.endswith("the result browser reads a status that is not text as empty, and no other "
+                                     "reader reads it")  # fmt: skip
+    params = {"benchmark": "gsm8k", "execution": [1], "output": {"run_name": 5}, "seed": 1}
+    assert codes(validate(params, "agentcompass-params")) == [
+        ("rule.writer-shape", "/benchmark", "warning"),
+        ("rule.writer-shape", "/execution", "warning"),
+        ("rule.writer-shape", "/output/run_name", "warning"),
+        ("rule.writer-shape", "/seed", "warning"),
+    ]
+    assert codes(validate({"execution": {"attempts": {"k": 3, "seed": 1}}}, "agentcompass-params")) == [
+        ("rule.summary-refused", "/execution/attempts/seed", "error")
+    ]
+    assert codes(validate("[]", "agentcompass-analysis-summary")) == [("schema.type", "", "error")]
+
+
+def test_what_the_metric_report_model_defaults_or_normalizes_is_a_warning(writer: Any) -> None:
+    from agentcompass.runtime.metrics.report import MetricReport
+
+    report = load("metrics.json")
+    for series in report["series"]:
+        for scope in (series, *series["categories"].values()):
+            del scope["counts"]["invalidated"]
+    del report["extra"]
+    report["strategy"] = " AVG "
+    report["series"][0]["reducer"] = "Avg"
+    MetricReport.model_validate(report)  # it reads all of it
+    found = validate(report, "agentcompass-metrics")
+    assert {(i.code, i.severity) for i in found} == {("rule.writer-shape", "warning")}
+    missing = [f"/series/{n}/{scope}counts/invalidated" for n in range(3) for scope in ("categories/coding/", "")]
+    assert [i.pointer for i in found] == ["/extra", *missing[:2], "/series/0/reducer", *missing[2:], "/strategy"]
+    assert found[1].message.endswith(
+        "MetricReport.model_validate gives a missing member its default (0 for counts.invalidated, null for "
+        "reference_value, false for evaluation_failed, empty for categories, hierarchy and extra) and strips an "
+        "aggregation"
+    )

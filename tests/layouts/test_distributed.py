@@ -76,7 +76,8 @@ def _agentcompass_run(root: Path) -> Path:
             for issue in attempt["issues"]:
                 issue["severity"] = severity
         writer.write_result(record)
-    run_files(root)  # run_info.json, params.json, metrics.json, summary.md, progress.json and .jsonl, by the writer
+    # run_info.json, params.json, metrics.json (of a run with a fatal task), summary.md, progress files, by the writer
+    run_files(root, failed=True)
     return root
 
 

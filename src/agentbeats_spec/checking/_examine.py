@@ -86,10 +86,29 @@ def _check_data(data: Any, kind: _kinds.Kind | None) -> Iterator[Finding]:
         )
         return
     try:
-        found = [*_schemas.check(schema_id, data), *kind.rules(data)]
+        found = list(_schemas.check(schema_id, data))
+        if kind.refused:
+            found = [attrs.evolve(finding, message=f"{finding.message}: {kind.refused}") for finding in found]
+        found += [*_written(schema_id, data, kind, {finding.pointer for finding in found}), *kind.rules(data)]
     except RecursionError:
         found = [too_deep(kind.syntax)]
     yield from found
+
+
+def _written(schema_id: str, data: Any, kind: _kinds.Kind, errors: set[str]) -> Iterator[Finding]:
+    """Where a document departs from its writer's shape (the schema's ``$defs/written``) though every reader
+    tolerates it: a warning each, saying which reader tolerates it and how; none where the schema found an error."""
+    if kind.tolerated is None or "written" not in _schemas.contents(schema_id).get("$defs", {}):
+        return
+    for finding in _schemas.check(schema_id + "#/$defs/written", data):
+        if finding.pointer not in errors:
+            yield attrs.evolve(
+                finding,
+                code="rule.writer-shape",
+                severity="warning",
+                message=f"{finding.message}, unlike what the AgentCompass 1.0.1 writer writes; "
+                f"{kind.tolerated(finding.pointer)}",
+            )
 
 
 def too_deep(syntax: str) -> Finding:

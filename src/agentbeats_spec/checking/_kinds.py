@@ -14,7 +14,7 @@ import attrs
 
 from .._issues import Finding, UnknownKind
 from ..reading._documents import Syntax
-from ..rules import abb, abv3, actf, agentcompass
+from ..rules import abb, abv3, actf, agentcompass, agentcompass_run
 from ._schemas import BASE_URI
 
 Rules = Callable[[Any], Iterator[Finding]]
@@ -50,6 +50,11 @@ class Kind:
     run_root_file: str | None = None
     model: str = attrs.field(kw_only=True)
     older_models: Mapping[str, str] = attrs.field(kw_only=True, factory=dict)
+    # For a schema with a ``$defs/written`` (the writer's shape beyond what its readers require): which reader
+    # tolerates a departure at a pointer, and how; each departure is then a warning (rule.writer-shape).
+    tolerated: Callable[[str], str] | None = attrs.field(default=None, kw_only=True)
+    # What a reader will not do with a file that fails its schema, said after each schema error.
+    refused: str = attrs.field(default="", kw_only=True)
 
     @property
     def latest(self) -> str:
@@ -184,7 +189,7 @@ KINDS: dict[str, Kind] = {
                 "agentcompass.run_info.v2": _id("agentcompass/run-info.v2.json"),
                 "agentcompass.run_info.v3": _id("agentcompass/run-info.v3.json"),
             },
-            agentcompass.run_info,
+            agentcompass_run.run_info,
             ("run_info.json",),
             version_field="schema_version",
             unknown_version_note="AgentCompass 1.0.1 refuses to resume, reuse, summarize or analyze a run whose "
@@ -192,6 +197,8 @@ KINDS: dict[str, Kind] = {
             version_prefix="agentcompass.run_info.",
             model="RunInfo",
             older_models={"agentcompass.run_info.v2": "RunInfoV2"},
+            tolerated=agentcompass_run.tolerated_in_run_info,
+            refused=agentcompass_run.REFUSED["run_info"],
         ),
         Kind(
             "agentcompass-params",
@@ -199,10 +206,12 @@ KINDS: dict[str, Kind] = {
             "AgentCompass run parameters (params.json at a run root)",
             "json",
             {"v1": _id("agentcompass/params.v1.json")},
-            _no_rules,
+            agentcompass_run.params,
             (),
             run_root_file="params.json",
             model="RunParams",
+            tolerated=agentcompass_run.tolerated_in_params,
+            refused=agentcompass_run.REFUSED["params"],
         ),
         Kind(
             "agentcompass-metrics",
@@ -210,10 +219,12 @@ KINDS: dict[str, Kind] = {
             "AgentCompass metric report (metrics.json at a run root)",
             "json",
             {"v1": _id("agentcompass/metrics.v1.json")},
-            agentcompass.metrics,
+            agentcompass_run.metrics,
             (),
             run_root_file="metrics.json",
             model="MetricReport",
+            tolerated=agentcompass_run.tolerated_in_metrics,
+            refused=agentcompass_run.REFUSED["metrics"],
         ),
         Kind(
             "agentcompass-analysis-summary",
@@ -221,9 +232,11 @@ KINDS: dict[str, Kind] = {
             "AgentCompass analysis summary (analysis_summary.json)",
             "json",
             {"v1": _id("agentcompass/analysis-summary.v1.json")},
-            _no_rules,
+            agentcompass_run.analysis_summary,
             ("analysis_summary.json",),
             model="AnalysisSummary",
+            tolerated=agentcompass_run.tolerated_in_analysis_summary,
+            refused=agentcompass_run.REFUSED["browsed"],
         ),
         Kind(
             "agentcompass-progress",
@@ -231,10 +244,12 @@ KINDS: dict[str, Kind] = {
             "AgentCompass progress snapshot (progress.json at a run root)",
             "json",
             {"v1": _id("agentcompass/progress.v1.json")},
-            _no_rules,
+            agentcompass_run.progress,
             (),
             run_root_file="progress.json",
             model="ProgressSnapshot",
+            tolerated=agentcompass_run.tolerated_in_progress,
+            refused=agentcompass_run.REFUSED["browsed"],
         ),
         Kind(
             "agentcompass-progress-events",
@@ -242,9 +257,11 @@ KINDS: dict[str, Kind] = {
             "AgentCompass progress events (progress.jsonl, one event per line)",
             "jsonl",
             {"v1": _id("agentcompass/progress-event.v1.json")},
-            _no_rules,
+            agentcompass_run.progress_event,
             ("progress.jsonl",),
             model="ProgressEvent",
+            tolerated=agentcompass_run.tolerated_in_progress_events,
+            refused=agentcompass_run.REFUSED["events"],
         ),
         Kind(
             "actf-trajectory",

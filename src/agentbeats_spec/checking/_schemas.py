@@ -94,7 +94,8 @@ def validator(schema_id: str) -> Any:
     # (docs/schemas.md says so for other engines).
     types = Draft202012Validator.TYPE_CHECKER.redefine("integer", lambda _, instance: is_int(instance))
     extended = validators.extend(Draft202012Validator, validators=_keywords.OVERRIDES, type_checker=types)
-    return extended(contents(schema_id), registry=registry(), format_checker=Draft202012Validator.FORMAT_CHECKER)
+    schema = {"$ref": schema_id} if "#" in schema_id else contents(schema_id)  # a definition: "<file>#/$defs/<name>"
+    return extended(schema, registry=registry(), format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 try:  # jsonschema-rs gives the verdict of a valid document quickly; python-jsonschema reports the errors
@@ -112,7 +113,7 @@ def fast_validator(schema_id: str) -> Any:
         return None
     strict = {uri: _strict_integers(_without_dialect(document)) for uri, document in documents().items()}
     return jsonschema_rs.Draft202012Validator(
-        strict[schema_id],
+        {"$ref": schema_id} if "#" in schema_id else strict[schema_id],
         registry=jsonschema_rs.Registry(list(strict.items())),
         validate_formats=False,
         keywords={_NOT_A_FLOAT: _NotAFloat},

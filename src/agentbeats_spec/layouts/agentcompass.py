@@ -45,6 +45,7 @@ LEGACY_TASK = "agentcompass.task.v2"
 TASK = _kinds.KINDS["agentcompass-task"]
 ATTEMPT = _kinds.KINDS["agentcompass-attempt"]
 RETRY = _kinds.KINDS["agentcompass-retry"]
+METRICS = _kinds.KINDS["agentcompass-metrics"]
 
 
 def readable_name(task_id: str) -> str:
@@ -110,7 +111,9 @@ def _plan_run_root(root: Path, walk: Walk, others: list[Any]) -> None:
     for entry in walk.entries(root, root):
         if entry.name == "details" and entry.is_folder:
             continue
-        if entry.name in RUN_FILES and not entry.is_folder:
+        if entry.name == "metrics.json" and not entry.is_folder:
+            walk.defer(metrics_unit, entry.path, _fatal_tasks(root, walk))
+        elif entry.name in RUN_FILES and not entry.is_folder:
             walk.defer(named_file_unit, entry.path, RUN_FILES[entry.name])
         elif entry.name == MIGRATION_STAGING:
             walk.about(
@@ -126,6 +129,43 @@ def _plan_run_root(root: Path, walk: Walk, others: list[Any]) -> None:
                 plan_folder(entry.path, None, walk, root)
         elif entry.name not in RUN_TEXT_FILES:
             loose_file(walk, entry.path)
+
+
+def _fatal_tasks(root: Path, walk: Walk) -> int | None:
+    """How many tasks the listing files under details/fatal/, where it tells the run's finished tasks apart: None
+    for a run without state folders (v2), or with tasks still running (a report of an earlier pass)."""
+    details = root / "details"
+    names = walk.tree.names(details) if walk.is_folder(details) else []
+    if not names or any(name not in STATES for name in names) or walk.tree.names(details / "running"):
+        return None
+    return len(walk.tree.names(details / "fatal"))
+
+
+def metrics_unit(collector: Collector, path: Path, fatal: int | None) -> None:
+    """metrics.json, and whether its evaluation_failed says what the run's task states say (names only, from the
+    walk: a task is filed under details/fatal/ exactly when a fatal issue invalidates it)."""
+    examined = examine_named(path, METRICS)
+    data = members(examined)
+    findings = []
+    failed = data.get("evaluation_failed", False) if data is not None else None
+    if data is not None and fatal is not None and isinstance(failed, bool) and failed != (fatal > 0):
+        said = (
+            "evaluation_failed is true, but no task of the run is in details/fatal/"
+            if failed
+            else f"evaluation_failed is {'false' if 'evaluation_failed' in data else 'missing (false)'}, but "
+            f"details/fatal/ holds {fatal} task(s)"
+        )
+        findings.append(
+            Finding(
+                "/evaluation_failed",
+                "layout.evaluation-failed",
+                f"{said}: AgentCompass 1.0.1 invalidates exactly the tasks with a fatal issue and sets "
+                "evaluation_failed when it invalidated any, so this report does not describe these tasks "
+                "(`agentcompass summary` rebuilds it)",
+                anchor=Anchor.VALUE if "evaluation_failed" in data else Anchor.PARENT,
+            )
+        )
+    collector.add(examined.with_findings(findings))
 
 
 def _place_of(task: Path) -> tuple[str | None, Path | None]:

@@ -13,9 +13,7 @@ from ._kit import ABSENT, Absent, no_shadowing, short_repr
 from .actf import Trajectory
 
 __all__ = [
-    "ActiveTask",
     "AnalysisEntry",
-    "AnalysisRow",
     "AnalysisSummary",
     "ArtifactEntry",
     "Artifacts",
@@ -27,19 +25,13 @@ __all__ = [
     "ExecutionIssue",
     "Meta",
     "MetaV2",
-    "MetricArtifacts",
-    "MetricArtifactsReport",
     "MetricBreakdown",
     "MetricDisplay",
     "MetricReport",
     "MetricSeries",
-    "ParamsBenchmark",
-    "ParamsOutput",
     "ProgressEvent",
     "ProgressSnapshot",
-    "ResolvedPlans",
     "RetryRecord",
-    "ReusedFrom",
     "RunInfo",
     "RunInfoV2",
     "RunParams",
@@ -48,21 +40,6 @@ __all__ = [
     "TaskIndex",
     "TaskIndexV2",
 ]
-
-
-@attrs.define(kw_only=True)
-class ActiveTask:
-    """ActiveTask
-
-    Generated from ``agentcompass/progress.v1.json#/properties/active_tasks/additionalProperties``.
-    """
-
-    category: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
-    phase: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
-    attempt: int | Absent | None = attrs.field(default=ABSENT)
-    updated_at: int | float | Absent = attrs.field(default=ABSENT)
-    details: dict[str, Any] | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
 @attrs.define(kw_only=True)
@@ -82,27 +59,11 @@ class AnalysisEntry:
 
 
 @attrs.define(kw_only=True)
-class AnalysisRow:
-    """Analyzer counts in one category ("__overall__" for all).
-
-    Generated from ``agentcompass/analysis-summary.v1.json#/$defs/row``.
-    """
-
-    category: str = attrs.field(repr=short_repr)
-    analyzer: str = attrs.field(repr=short_repr)
-    total: int
-    badcase_count: int
-    error_count: int
-    badcase_ratio: int | float
-    avg_score: int | float | None
-    items: list[str] | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
-
-
-@attrs.define(kw_only=True)
 class AnalysisSummary:
     """Analyzer results aggregated over the run's tasks, written at the run root by AgentCompass 1.0.1 beside
-    analysis_summary.md: counts per category and analyzer, and the distributions analyzers declare.
+    analysis_summary.md: counts per category and analyzer, and the distributions analyzers declare. Only the
+    result browser reads it back (viewer/reader.py), and it skips what it cannot use: the schema requires an
+    object, and $defs/written holds the writer's shape.
 
     Generated from ``agentcompass/analysis-summary.v1.json#``.
     """
@@ -110,11 +71,12 @@ class AnalysisSummary:
     __kind__: ClassVar[str] = "agentcompass-analysis-summary"
     __kind_version__: ClassVar[str] = "v1"
 
-    per_category_per_analyzer: list[AnalysisRow] = attrs.field(repr=short_repr)
-    per_category_overall: list[AnalysisRow] = attrs.field(repr=short_repr)
-    overall_per_analyzer: list[AnalysisRow] = attrs.field(repr=short_repr)
-    overall: list[AnalysisRow] = attrs.field(repr=short_repr)
-    distributions: dict[str, dict[str, dict[str, dict[str, Any]]]] = attrs.field(repr=short_repr)
+    per_category_per_analyzer: Any = attrs.field(default=ABSENT, repr=short_repr)
+    per_category_overall: Any = attrs.field(default=ABSENT, repr=short_repr)
+    overall_per_analyzer: Any = attrs.field(default=ABSENT, repr=short_repr)
+    overall: Any = attrs.field(default=ABSENT, repr=short_repr)
+    distributions: Any = attrs.field(default=ABSENT, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -309,33 +271,6 @@ class MetaV2:
 
 
 @attrs.define(kw_only=True)
-class MetricArtifacts:
-    """What produced the current metrics.json and summary.md.
-
-    Generated from ``agentcompass/run-info.v3.json#/properties/metric_artifacts``.
-    """
-
-    generated_at: str = attrs.field(repr=short_repr)
-    source: Literal["evaluation", "summary"]
-    report: MetricArtifactsReport
-    benchmark_params_override: dict[str, Any] | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
-
-
-@attrs.define(kw_only=True)
-class MetricArtifactsReport:
-    """MetricArtifactsReport
-
-    Generated from ``agentcompass/run-info.v3.json#/properties/metric_artifacts/properties/report``.
-    """
-
-    k: int
-    strategy: str = attrs.field(repr=short_repr)
-    aggregation: Literal["micro_weighted", "category_mean", "category_hierarchy"]
-    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
-
-
-@attrs.define(kw_only=True)
 class MetricBreakdown:
     """A category or hierarchy node: its value and its own coverage.
 
@@ -343,9 +278,9 @@ class MetricBreakdown:
     """
 
     value: int | float | None
-    reference_value: int | float | None
+    reference_value: int | float | Absent | None = attrs.field(default=ABSENT)
     counts: SeriesCounts
-    aggregation_weight: int | float | None
+    aggregation_weight: int | float | Absent | None = attrs.field(default=ABSENT)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -367,7 +302,9 @@ class MetricDisplay:
 class MetricReport:
     """The canonical run-level metric report that AgentCompass 1.0.1 writes at the run root (a MetricReport): the
     attempt plan, how the series were aggregated, and every standard and benchmark-derived series with its
-    coverage. summary.md renders the same report.
+    coverage. summary.md renders the same report. The schema holds what MetricReport.model_validate
+    (runtime/metrics/report.py) requires of each member; the members it defaults when absent, and the canonical
+    spelling of identifiers it normalizes, are the writer's shape in $defs/written.
 
     Generated from ``agentcompass/metrics.v1.json#``.
     """
@@ -379,8 +316,8 @@ class MetricReport:
     strategy: str = attrs.field(repr=short_repr)
     aggregation: Literal["micro_weighted", "category_mean", "category_hierarchy"]
     series: list[MetricSeries] = attrs.field(repr=short_repr)
-    evaluation_failed: bool
-    extra: dict[str, Any] = attrs.field(repr=short_repr)
+    evaluation_failed: bool | Absent = attrs.field(default=ABSENT)
+    extra: dict[str, Any] | Absent = attrs.field(default=ABSENT, repr=short_repr)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -397,45 +334,22 @@ class MetricSeries:
     reducer: str = attrs.field(repr=short_repr)
     role: Literal["headline", "auxiliary"]
     aggregation: str = attrs.field(repr=short_repr)
-    display: MetricDisplay | None
+    display: MetricDisplay | Absent | None = attrs.field(default=ABSENT)
     k: int
     value: int | float | None
-    reference_value: int | float | None
+    reference_value: int | float | Absent | None = attrs.field(default=ABSENT)
     counts: SeriesCounts
-    categories: dict[str, MetricBreakdown] = attrs.field(repr=short_repr)
-    hierarchy: dict[str, MetricBreakdown] = attrs.field(repr=short_repr)
-    extra: dict[str, Any] = attrs.field(repr=short_repr)
-    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
-
-
-@attrs.define(kw_only=True)
-class ParamsBenchmark:
-    """ParamsBenchmark
-
-    Generated from ``agentcompass/params.v1.json#/properties/benchmark``.
-    """
-
-    id: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    params: dict[str, Any] | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
-
-
-@attrs.define(kw_only=True)
-class ParamsOutput:
-    """ParamsOutput
-
-    Generated from ``agentcompass/params.v1.json#/properties/output``.
-    """
-
-    run_name: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    run_id: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    categories: dict[str, MetricBreakdown] | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    hierarchy: dict[str, MetricBreakdown] | Absent = attrs.field(default=ABSENT, repr=short_repr)
+    extra: dict[str, Any] | Absent = attrs.field(default=ABSENT, repr=short_repr)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
 @attrs.define(kw_only=True)
 class ProgressEvent:
     """One progress event, as AgentCompass 1.0.1 appends it to progress.jsonl: one JSON object per line, every
-    member present.
+    member present. No AgentCompass 1.0.1 reader reads the events back: the schema requires an object, and
+    $defs/written holds the writer's shape.
 
     Generated from ``agentcompass/progress-event.v1.json#``.
     """
@@ -443,26 +357,28 @@ class ProgressEvent:
     __kind__: ClassVar[str] = "agentcompass-progress-events"
     __kind_version__: ClassVar[str] = "v1"
 
-    run_id: str = attrs.field(repr=short_repr)
-    event: str = attrs.field(repr=short_repr)
-    timestamp: int | float
-    task_id: str | None = attrs.field(repr=short_repr)
-    category: str | None = attrs.field(repr=short_repr)
-    attempt: int | None
-    phase: str | None = attrs.field(repr=short_repr)
-    status: str | None = attrs.field(repr=short_repr)
-    payload: dict[str, Any] = attrs.field(repr=short_repr)
-    orchestration_id: str | None = attrs.field(repr=short_repr)
-    request_key: str | None = attrs.field(repr=short_repr)
-    request_name: str | None = attrs.field(repr=short_repr)
-    request_index: int | None
+    run_id: Any = attrs.field(default=ABSENT, repr=short_repr)
+    event: Any = attrs.field(default=ABSENT, repr=short_repr)
+    timestamp: Any = attrs.field(default=ABSENT, repr=short_repr)
+    task_id: Any = attrs.field(default=ABSENT, repr=short_repr)
+    category: Any = attrs.field(default=ABSENT, repr=short_repr)
+    attempt: Any = attrs.field(default=ABSENT, repr=short_repr)
+    phase: Any = attrs.field(default=ABSENT, repr=short_repr)
+    status: Any = attrs.field(default=ABSENT, repr=short_repr)
+    payload: Any = attrs.field(default=ABSENT, repr=short_repr)
+    orchestration_id: Any = attrs.field(default=ABSENT, repr=short_repr)
+    request_key: Any = attrs.field(default=ABSENT, repr=short_repr)
+    request_name: Any = attrs.field(default=ABSENT, repr=short_repr)
+    request_index: Any = attrs.field(default=ABSENT, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
 @attrs.define(kw_only=True)
 class ProgressSnapshot:
     """The latest progress of a run, replaced atomically by AgentCompass 1.0.1 after every progress event;
-    progress.jsonl keeps the events themselves.
+    progress.jsonl keeps the events themselves. Only the result browser reads it back, as it is: the schema
+    requires an object, and $defs/written holds the writer's shape.
 
     Generated from ``agentcompass/progress.v1.json#``.
     """
@@ -470,40 +386,29 @@ class ProgressSnapshot:
     __kind__: ClassVar[str] = "agentcompass-progress"
     __kind_version__: ClassVar[str] = "v1"
 
-    run_id: str = attrs.field(repr=short_repr)
-    benchmark: str | None = attrs.field(repr=short_repr)
-    harness: str | None = attrs.field(repr=short_repr)
-    environment: str | None = attrs.field(repr=short_repr)
-    model: str | None = attrs.field(repr=short_repr)
-    status: str = attrs.field(repr=short_repr)
-    total_tasks: int
-    reused_tasks: int
-    pending_tasks: int
-    running_tasks: int
-    finished_tasks: int
-    completed_tasks: int
-    failed_tasks: int
-    error_tasks: int
-    warning_tasks: int
-    skipped_tasks: int
-    attempts_started: int
-    attempts_finished: int
-    partials_saved: int
-    current_phase_counts: dict[str, int] = attrs.field(repr=short_repr)
-    active_tasks: dict[str, ActiveTask] = attrs.field(repr=short_repr)
-    elapsed_seconds: int | float
-    updated_at: int | float
-    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
-
-
-@attrs.define(kw_only=True)
-class ResolvedPlans:
-    """ResolvedPlans
-
-    Generated from ``agentcompass/run-info.v3.json#/properties/resolved_execution_plans/additionalProperties``.
-    """
-
-    attempts: dict[str, dict[str, Any]] = attrs.field(repr=short_repr)
+    run_id: Any = attrs.field(default=ABSENT, repr=short_repr)
+    benchmark: Any = attrs.field(default=ABSENT, repr=short_repr)
+    harness: Any = attrs.field(default=ABSENT, repr=short_repr)
+    environment: Any = attrs.field(default=ABSENT, repr=short_repr)
+    model: Any = attrs.field(default=ABSENT, repr=short_repr)
+    status: Any = attrs.field(default=ABSENT, repr=short_repr)
+    total_tasks: Any = attrs.field(default=ABSENT, repr=short_repr)
+    reused_tasks: Any = attrs.field(default=ABSENT, repr=short_repr)
+    pending_tasks: Any = attrs.field(default=ABSENT, repr=short_repr)
+    running_tasks: Any = attrs.field(default=ABSENT, repr=short_repr)
+    finished_tasks: Any = attrs.field(default=ABSENT, repr=short_repr)
+    completed_tasks: Any = attrs.field(default=ABSENT, repr=short_repr)
+    failed_tasks: Any = attrs.field(default=ABSENT, repr=short_repr)
+    error_tasks: Any = attrs.field(default=ABSENT, repr=short_repr)
+    warning_tasks: Any = attrs.field(default=ABSENT, repr=short_repr)
+    skipped_tasks: Any = attrs.field(default=ABSENT, repr=short_repr)
+    attempts_started: Any = attrs.field(default=ABSENT, repr=short_repr)
+    attempts_finished: Any = attrs.field(default=ABSENT, repr=short_repr)
+    partials_saved: Any = attrs.field(default=ABSENT, repr=short_repr)
+    current_phase_counts: Any = attrs.field(default=ABSENT, repr=short_repr)
+    active_tasks: Any = attrs.field(default=ABSENT, repr=short_repr)
+    elapsed_seconds: Any = attrs.field(default=ABSENT, repr=short_repr)
+    updated_at: Any = attrs.field(default=ABSENT, repr=short_repr)
     unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
@@ -536,24 +441,12 @@ class RetryRecord:
 
 
 @attrs.define(kw_only=True)
-class ReusedFrom:
-    """The run whose task results this run reuses.
-
-    Generated from ``agentcompass/run-info.v3.json#/properties/reused_from``.
-    """
-
-    run_id: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    path: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
-
-
-@attrs.define(kw_only=True)
 class RunInfo:
     """Written at the run root when a run is created: its identity, when it started and the request that made it
     (sanitized and redacted). Later writes add the per-task resolved execution plans, the terminal status and
-    the provenance of the metric artifacts. AgentCompass 1.0.1 refuses to resume, reuse, summarize or analyze a
-    run whose run_info.json is missing, has another schema_version, lacks a non-empty run_id or lacks a request
-    object.
+    the provenance of the metric artifacts. The schema holds what AgentCompass 1.0.1 requires to resume a run (a
+    non-empty run_id and a request object); $defs/written holds the shape its writer gives the other members,
+    which its readers tolerate departures from.
 
     Generated from ``agentcompass/run-info.v3.json#``.
     """
@@ -561,16 +454,16 @@ class RunInfo:
     __kind__: ClassVar[str] = "agentcompass-run-info"
     __kind_version__: ClassVar[str] = "agentcompass.run_info.v3"
 
+    started_at: Any = attrs.field(default=ABSENT, repr=short_repr)
+    reused_from: Any = attrs.field(default=ABSENT, repr=short_repr)
+    resolved_execution_plans: Any = attrs.field(default=ABSENT, repr=short_repr)
+    status: Any = attrs.field(default=ABSENT, repr=short_repr)
+    finished_at: Any = attrs.field(default=ABSENT, repr=short_repr)
+    error: Any = attrs.field(default=ABSENT, repr=short_repr)
+    metric_artifacts: Any = attrs.field(default=ABSENT, repr=short_repr)
     schema_version: Literal["agentcompass.run_info.v3"]
     run_id: str = attrs.field(repr=short_repr)
-    started_at: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
     request: dict[str, Any] = attrs.field(repr=short_repr)
-    reused_from: ReusedFrom | Absent = attrs.field(default=ABSENT)
-    resolved_execution_plans: dict[str, ResolvedPlans] | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    status: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    finished_at: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    error: str | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    metric_artifacts: MetricArtifacts | Absent = attrs.field(default=ABSENT)
     unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
@@ -596,7 +489,10 @@ class RunInfoV2:
 @attrs.define(kw_only=True)
 class RunParams:
     """The sanitized parameters of a run, written at its root by AgentCompass 1.0.1 when results are saved:
-    sensitive values redacted, internal (_-prefixed) and empty values left out, keys sorted.
+    sensitive values redacted, internal (_-prefixed) and empty values left out, keys sorted. Only the summary
+    reads it (launcher._summary_request_from_run_dir), through _payload_section, which reads a section that is
+    not an object as {"id": <its text>}: the schema requires an object, and $defs/written holds the writer's
+    shape.
 
     Generated from ``agentcompass/params.v1.json#``.
     """
@@ -604,10 +500,11 @@ class RunParams:
     __kind__: ClassVar[str] = "agentcompass-params"
     __kind_version__: ClassVar[str] = "v1"
 
-    benchmark: ParamsBenchmark | Absent = attrs.field(default=ABSENT)
-    model: dict[str, Any] | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    execution: dict[str, Any] | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    output: ParamsOutput | Absent = attrs.field(default=ABSENT)
+    benchmark: Any = attrs.field(default=ABSENT, repr=short_repr)
+    model: Any = attrs.field(default=ABSENT, repr=short_repr)
+    execution: Any = attrs.field(default=ABSENT, repr=short_repr)
+    output: Any = attrs.field(default=ABSENT, repr=short_repr)
+    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -622,7 +519,7 @@ class SeriesCounts:
     evaluated: int
     error: int
     unavailable: int
-    invalidated: int
+    invalidated: int | Absent = attrs.field(default=ABSENT)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 

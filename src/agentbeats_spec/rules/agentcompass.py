@@ -1,4 +1,5 @@
-"""AgentCompass rules: task.json, attempt result.json, the task detail record, retry records."""
+"""AgentCompass rules: task.json, attempt result.json, the task detail record, retry records (the run-level files
+are agentcompass_run's)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from .._issues import Anchor, Finding
 from .._text import quote
 from ..reading._pointers import join
 from . import actf
-from ._common import is_int, once_per_document, unknown_members
+from ._common import is_int, once_per_document
 
 KNOWN_STRATEGIES = ("avg", "pass")
 
@@ -127,83 +128,6 @@ def legacy_result(data: Any) -> Iterator[Finding]:
             "legacy.unclassifiable",
             f"AgentCompass 1.0.1 cannot convert this v2 attempt: {reason}. It refuses to read the whole task "
             '("re-execution is required"); `agentbeats-spec migrate` leaves the task as it is',
-        )
-
-
-RUN_INFO_MEMBERS = (
-    "schema_version", "run_id", "started_at", "request", "reused_from", "resolved_execution_plans", "status",
-    "finished_at", "error", "metric_artifacts",
-)  # fmt: skip
-
-
-def run_info(data: Any) -> Iterator[Finding]:
-    if isinstance(data, dict) and data.get("schema_version") == "agentcompass.run_info.v3":
-        yield from unknown_members(data, "", RUN_INFO_MEMBERS, where="run_info.json", unknown="member")
-
-
-def metrics(data: Any) -> Iterator[Finding]:
-    """metrics.json: what AgentCompass's MetricReport checks beyond the shape of each member."""
-    if not isinstance(data, dict) or not isinstance(data.get("series"), list):
-        return
-    k = data.get("k")
-    headlines: set[str] = set()
-    seen: dict[str, int] = {}
-    for position, series in enumerate(data["series"]):
-        if not isinstance(series, dict):
-            continue
-        pointer = join("/series", position)
-        metric, reducer, series_k = series.get("metric_id"), series.get("reducer"), series.get("k")
-        if isinstance(metric, str) and isinstance(reducer, str) and is_int(series_k):
-            expected = f"{metric}.{reducer}@{series_k}"
-            if series.get("series_id") != expected:
-                yield Finding(
-                    join(pointer, "series_id"),
-                    "rule.series-id",
-                    f"series_id is {quote(str(series.get('series_id')))}; a series is named "
-                    f"<metric_id>.<reducer>@<k>: expected {expected!r}",
-                )
-        series_id = series.get("series_id")
-        if isinstance(series_id, str):
-            if series_id in seen:
-                yield Finding(
-                    join(pointer, "series_id"),
-                    "rule.series-id",
-                    f"series {quote(series_id)} also appears at /series/{seen[series_id]}",
-                )
-            seen.setdefault(series_id, position)
-        if is_int(k) and is_int(series_k) and series_k != k:
-            yield Finding(join(pointer, "k"), "rule.series-k", f"the series has k = {series_k}, the report k = {k}")
-        if series.get("role") == "headline" and isinstance(metric, str):
-            headlines.add(metric)
-        yield from _series_counts(series.get("counts"), join(pointer, "counts"))
-        for group in ("categories", "hierarchy"):
-            parts = series.get(group)
-            if isinstance(parts, dict):
-                for name, part in parts.items():
-                    if isinstance(part, dict):
-                        yield from _series_counts(part.get("counts"), join(pointer, group, name, "counts"))
-    if len(headlines) != 1:
-        found = ", ".join(sorted(headlines)) or "none"
-        yield Finding("/series", "rule.headline", f"a metric report has exactly one headline metric; found {found}")
-
-
-def _series_counts(counts: Any, pointer: str) -> Iterator[Finding]:
-    if not isinstance(counts, dict) or not all(
-        is_int(counts.get(name)) for name in ("total", "evaluated", "unavailable", "invalidated", "error")
-    ):
-        return
-    parts = counts["evaluated"] + counts["unavailable"] + counts["invalidated"]
-    if parts != counts["total"]:
-        yield Finding(
-            join(pointer, "total"),
-            "rule.series-counts",
-            f"total is {counts['total']}, but evaluated + unavailable + invalidated = {parts}",
-        )
-    elif counts["error"] > counts["total"]:
-        yield Finding(
-            join(pointer, "error"),
-            "rule.series-counts",
-            f"error is {counts['error']}, more than the total of {counts['total']} tasks",
         )
 
 

@@ -1,0 +1,565 @@
+"""AgentCompass run-level files: run_info.json, params.json, metrics.json, analysis_summary.json, progress files.
+
+Severity follows consequence. An error is what an AgentCompass 1.0.1 reader refuses or misreads: resume
+(``store._require_current_run_info``), reuse (``RunStore._validate_reuse_source``, ``_normalized_attempt_plan``,
+``materialize_reused_details``), summary and analysis (``launcher._summary_request_from_run_dir``,
+``launcher._load_run_info``), the metric report model (``MetricReport.model_validate``). A departure from what the
+1.0.1 writer writes that every reader tolerates is a warning saying which reader tolerates it and how: the writer's
+shape is ``$defs/written`` of each file's schema, which the check validates beside the schema itself
+(``checking/_examine.py``), asking the ``tolerated_in_*`` function of the file's kind what to say of a departure.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from .._issues import Anchor, Finding
+from .._text import closest, quote
+from ..reading._pointers import join
+from ._common import is_int
+
+STRATEGIES = ("avg", "pass")
+REDUCERS = ("native", "avg", "pass")
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
+REUSE = "AgentCompass 1.0.1 cannot reuse this run"
+SUMMARY = "AgentCompass 1.0.1 cannot summarize this run"
+MODEL = "AgentCompass 1.0.1's MetricReport refuses this report"
+# Said after each schema error of a run-level file: what the readers of that file will not do with it.
+REFUSED = {
+    "run_info": "AgentCompass 1.0.1 cannot resume, reuse, summarize or analyze this run",
+    "params": "AgentCompass 1.0.1 cannot summarize this run",
+    "metrics": MODEL,
+    "browsed": "the file holds none of the data the AgentCompass 1.0.1 writer writes in it",
+    "events": "the line holds none of the data of a progress event",
+}
+
+
+def unknown_members(data: dict[str, Any], known: tuple[str, ...], where: str, how: str) -> Iterator[Finding]:
+    """Members the writer never writes: every reader ignores them, so a near miss too is only a warning."""
+    for name in data:
+        if name in known:
+            continue
+        match = closest(name, [each for each in known if each not in data])
+        hint = f"; did you mean {match!r}?" if match is not None else ""
+        yield Finding(
+            join("", name),
+            "rule.unknown-key",
+            f"unknown member {quote(name)} in {where}{hint} ({how})",
+            severity="warning",
+            anchor=Anchor.KEY,
+        )
+
+
+# ---------------------------------------------------------------------------------------------------- run_info.json
+
+RUN_INFO_MEMBERS = (
+    "schema_version", "run_id", "started_at", "request", "reused_from", "resolved_execution_plans", "status",
+    "finished_at", "error", "metric_artifacts",
+)  # fmt: skip
+_RUN_INFO_TOLERATED = {
+    "/started_at": "the latest-run search (RunStore._run_info_sort_key) reads a started_at it cannot parse as the "
+    "oldest run, and every other reader ignores it",
+    "/status": "the result browser reads a status that is not text as empty, and no other reader reads it",
+}
+_RUN_INFO_DEFAULT = "no AgentCompass 1.0.1 reader reads this member back"
+
+
+def tolerated_in_run_info(pointer: str) -> str:
+    return next((note for at, note in _RUN_INFO_TOLERATED.items() if _under(pointer, at)), _RUN_INFO_DEFAULT)
+
+
+def _under(pointer: str, at: str) -> bool:
+    return pointer == at or pointer.startswith(at + "/")
+
+
+def run_info(data: Any) -> Iterator[Finding]:
+    if not isinstance(data, dict):
+        return
+    version = data.get("schema_version")
+    if version == "agentcompass.run_info.v2":
+        yield Finding(
+            "/schema_version",
+            "legacy.run-info-v2",
+            "written by an older AgentCompass (agentcompass.run_info.v2): AgentCompass 1.0.1 resumes and reuses the "
+            "run, but refuses to summarize or analyze it (both require agentcompass.run_info.v3)",
+            severity="warning",
+        )
+    elif version == "agentcompass.run_info.v3":
+        yield from unknown_members(
+            data, RUN_INFO_MEMBERS, "run_info.json", "every AgentCompass 1.0.1 reader ignores it"
+        )
+    else:
+        return
+    request = data.get("request")
+    if isinstance(request, dict):
+        yield from _request(request)
+    if "resolved_execution_plans" in data:
+        yield from _resolved_plans(data["resolved_execution_plans"])
+
+
+def _request(request: dict[str, Any]) -> Iterator[Finding]:
+    """What reuse (``_validate_reuse_source``) and analysis (``launcher._load_run_info``) read of the request."""
+    benchmark = request.get("benchmark")
+    if benchmark and not isinstance(benchmark, dict):
+        yield Finding(
+            "/request/benchmark",
+            "rule.reuse-refused",
+            f"{REUSE}: request.benchmark is {_what(benchmark)}, but reuse reads the benchmark id from an object "
+            '{"id": ...}',
+        )
+    elif isinstance(benchmark, dict):
+        identifier = benchmark.get("id")
+        if not isinstance(identifier, str) or not identifier or identifier != identifier.strip():
+            yield Finding(
+                "/request/benchmark/id",
+                "rule.reuse-refused",
+                f"{REUSE}: request.benchmark.id is {_found(benchmark, 'id')}; reuse requires the benchmark id, text "
+                "without surrounding white space, equal to the one requested",
+                anchor=_anchor(benchmark, "id"),
+            )
+    else:
+        yield Finding(
+            "/request/benchmark",
+            "rule.reuse-refused",
+            f"{REUSE}: request.benchmark is {_found(request, 'benchmark')}; reuse requires the benchmark id, and "
+            "analysis refuses a request without a benchmark",
+            anchor=_anchor(request, "benchmark"),
+        )
+    execution = request.get("execution")
+    if execution and not isinstance(execution, dict):
+        yield Finding(
+            "/request/execution",
+            "rule.reuse-refused",
+            f"{REUSE}: request.execution is {_what(execution)}; reuse reads execution.attempts from an object",
+        )
+        return
+    if not isinstance(execution, dict):
+        yield Finding(
+            "/request/execution",
+            "rule.reuse-refused",
+            f"{REUSE}: request.execution is {_found(request, 'execution')}; reuse reads the attempt plan "
+            "execution.attempts {k, strategy} from run_info.json only (params.json does not count)",
+            anchor=_anchor(request, "execution"),
+        )
+        return
+    yield from _summary_execution(execution)
+    attempts = execution.get("attempts")
+    if not isinstance(attempts, dict):
+        yield Finding(
+            "/request/execution/attempts",
+            "rule.reuse-refused",
+            f"{REUSE}: request.execution.attempts is {_found(execution, 'attempts')}; reuse reads the attempt plan "
+            "{k, strategy} from run_info.json only (params.json does not count)",
+            anchor=_anchor(execution, "attempts"),
+        )
+        return
+    yield from attempt_plan(attempts, "/request/execution/attempts")
+
+
+# The execution settings the summary passes to ExecutionSpec (launcher._summary_request_from_run_dir), and whether
+# null is allowed: optional_timeout takes a finite positive number (or null where the setting is optional).
+_TIMEOUTS = {
+    "run_timeout_seconds": True, "run_timer_compensation_seconds": False, "evaluation_timeout_seconds": True,
+    "timeout_multiplier": False, "run_timeout_multiplier": True, "evaluation_timeout_multiplier": True,
+    "runresult_collect_timeout_seconds": False, "artifact_collect_timeout_seconds": True,
+}  # fmt: skip
+
+
+def _summary_execution(execution: dict[str, Any]) -> Iterator[Finding]:
+    """What ``ExecutionSpec`` refuses of the settings the summary reads from request.execution."""
+    for name, nullable in _TIMEOUTS.items():
+        if name not in execution:
+            continue
+        value = execution[name]
+        if value is None and nullable:
+            continue
+        if not _positive_number(value):
+            yield Finding(
+                join("/request/execution", name),
+                "rule.summary-refused",
+                f"{SUMMARY}: execution.{name} is {_what(value)}; expected a finite positive number"
+                + (" or null" if nullable else ""),
+            )
+    if "task_concurrency" in execution and not _integral(execution["task_concurrency"]):
+        yield Finding(
+            "/request/execution/task_concurrency",
+            "rule.summary-refused",
+            f"{SUMMARY}: execution.task_concurrency is {_what(execution['task_concurrency'])}; expected an integer",
+        )
+    if execution.get("save_artifacts") is not None and not isinstance(execution["save_artifacts"], bool):
+        yield Finding(
+            "/request/execution/save_artifacts",
+            "rule.summary-refused",
+            f"{SUMMARY}: execution.save_artifacts is {_what(execution['save_artifacts'])}; expected true, false or "
+            "null",
+        )
+
+
+def _positive_number(value: Any) -> bool:
+    """What ``optional_timeout`` takes: not a boolean, ``float()`` of it finite and positive."""
+    if isinstance(value, bool):
+        return False
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return False
+    return math.isfinite(number) and number > 0
+
+
+def _integral(value: Any) -> bool:
+    """What ``int()`` takes, as ``ExecutionSpec`` reads task_concurrency."""
+    try:
+        int(value)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return True
+
+
+def _found(parent: dict[str, Any], name: str) -> str:
+    return _what(parent[name]) if name in parent else "missing"
+
+
+def _anchor(parent: dict[str, Any], name: str) -> Anchor:
+    return Anchor.VALUE if name in parent else Anchor.PARENT
+
+
+def attempt_plan(plan: dict[str, Any], pointer: str) -> Iterator[Finding]:
+    """``RunStore._normalized_attempt_plan``: exactly k (an integer >= 1) and a known strategy."""
+    for name in plan:
+        if name not in ("k", "strategy"):
+            yield Finding(
+                join(pointer, name),
+                "rule.reuse-refused",
+                f"{REUSE}: execution.attempts holds {quote(name)}; it holds only k and strategy",
+                anchor=Anchor.KEY,
+            )
+    k = plan.get("k")
+    if not is_int(k) or k < 1:
+        yield Finding(
+            join(pointer, "k"),
+            "rule.reuse-refused",
+            f"{REUSE}: execution.attempts.k is {_found(plan, 'k')}; expected an integer of at least 1",
+            anchor=_anchor(plan, "k"),
+        )
+    strategy = plan.get("strategy")
+    if not isinstance(strategy, str) or strategy.strip().lower() not in STRATEGIES:
+        yield Finding(
+            join(pointer, "strategy"),
+            "rule.reuse-refused",
+            f"{REUSE}: execution.attempts.strategy is {_found(plan, 'strategy')}; AgentCompass 1.0.1 knows "
+            f"{' and '.join(STRATEGIES)} (a strategy a plugin registers is read only where that plugin is loaded)",
+            anchor=_anchor(plan, "strategy"),
+        )
+    elif strategy not in STRATEGIES:
+        yield Finding(
+            join(pointer, "strategy"),
+            "rule.writer-shape",
+            f"strategy {quote(strategy)} is read as {strategy.strip().lower()!r}, which the AgentCompass 1.0.1 "
+            "writer writes; reuse and summary strip and lower-case it",
+            severity="warning",
+        )
+
+
+def _resolved_plans(plans: Any) -> Iterator[Finding]:
+    """``materialize_reused_details`` reads the source run's per-task plans."""
+    if not isinstance(plans, dict):
+        yield Finding(
+            "/resolved_execution_plans",
+            "rule.reuse-refused",
+            f"{REUSE}: resolved_execution_plans is {_what(plans)}; reuse reads it as an object by task id",
+        )
+        return
+    for task_id, plan in plans.items():
+        # An attempt's own plan that is no object is refused only for an attempt with collected files, which
+        # another unit reads: the writer's shape warns of it.
+        attempts = plan.get("attempts") if isinstance(plan, dict) else None
+        if not isinstance(attempts, dict):
+            yield Finding(
+                join("/resolved_execution_plans", task_id),
+                "rule.reuse-refused",
+                f"{REUSE}: the resolved plan of task {quote(task_id)} is not an object with an attempts object",
+            )
+
+
+
+def _what(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return {True: "true", False: "false", None: "null"}[value]
+    if isinstance(value, str):
+        return quote(value)
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+# ------------------------------------------------------------------------------------------------------ params.json
+
+_PARAMS_DEFAULT = (
+    "the summary (launcher._summary_request_from_run_dir), the one reader of params.json, reads a section that is "
+    "not an object as {\"id\": <its text>} and ignores what it does not use"
+)
+
+
+def tolerated_in_params(pointer: str) -> str:
+    return _PARAMS_DEFAULT
+
+
+def params(data: Any) -> Iterator[Finding]:
+    execution = data.get("execution") if isinstance(data, dict) else None
+    attempts = execution.get("attempts") if isinstance(execution, dict) else None
+    if not isinstance(attempts, dict):
+        return
+    # The summary merges request.execution of run_info.json over these: an extra key stays, k and strategy are
+    # overridden by the request's own (which reuse requires).
+    for name in attempts:
+        if name not in ("k", "strategy"):
+            yield Finding(
+                join("/execution/attempts", name),
+                "rule.summary-refused",
+                f"{SUMMARY}: execution.attempts holds {quote(name)}, which the summary merges into the request's "
+                "plan; it holds only k and strategy",
+                anchor=Anchor.KEY,
+            )
+    k, strategy = attempts.get("k"), attempts.get("strategy")
+    departs = {"k": "k" in attempts and (not is_int(k) or k < 1), "strategy": "strategy" in attempts and (
+        strategy not in STRATEGIES)}  # fmt: skip
+    for at in (name for name, bad in departs.items() if bad):
+        yield Finding(
+            join("/execution/attempts", at),
+            "rule.writer-shape",
+            f"{at} is {_what(attempts[at])}, unlike what the AgentCompass 1.0.1 writer writes (the request's plan); "
+            "the summary reads request.execution.attempts of run_info.json over it",
+            severity="warning",
+        )
+
+
+# ----------------------------------------------------------------------------------------------------- metrics.json
+
+def tolerated_in_metrics(pointer: str) -> str:
+    return (
+        "MetricReport.model_validate gives a missing member its default (0 for counts.invalidated, null for "
+        "reference_value, false for evaluation_failed, empty for categories, hierarchy and extra) and strips an "
+        "aggregation"
+    )
+
+
+def metrics(data: Any) -> Iterator[Finding]:
+    """metrics.json: what ``MetricReport.model_validate`` checks beyond the shape of each member."""
+    if not isinstance(data, dict):
+        return
+    strategy = data.get("strategy")
+    if isinstance(strategy, str):
+        yield from _identifier(strategy, "/strategy", STRATEGIES, "rule.unknown-strategy", "strategy")
+    series = data.get("series")
+    if not isinstance(series, list):
+        return
+    k = data.get("k")
+    failed = data.get("evaluation_failed", False)
+    first = series[0] if series and isinstance(series[0], dict) else None
+    first_counts = first.get("counts") if first is not None else None
+    invalidated = first_counts.get("invalidated", 0) if isinstance(first_counts, dict) else None
+    if isinstance(failed, bool) and is_int(invalidated) and failed != (invalidated > 0):
+        yield Finding(
+            "/evaluation_failed" if "evaluation_failed" in data else "/series/0/counts/invalidated",
+            "rule.evaluation-failed",
+            f"{MODEL}: evaluation_failed is {str(failed).lower()}, but the first series counts {invalidated} "
+            "invalidated task(s); evaluation_failed is true exactly when a fatal issue invalidated a task",
+        )
+    headlines: set[str] = set()
+    seen: dict[str, int] = {}
+    for position, item in enumerate(series):
+        if not isinstance(item, dict):
+            continue
+        pointer = join("/series", position)
+        metric, series_k = item.get("metric_id"), item.get("k")
+        reducer = item.get("reducer")
+        known = None
+        if isinstance(reducer, str):
+            found = list(_identifier(reducer, join(pointer, "reducer"), REDUCERS, "rule.unknown-reducer", "reducer"))
+            yield from found
+            if not any(finding.severity == "error" for finding in found):
+                known = reducer.strip().lower()
+        if isinstance(metric, str) and known is not None and is_int(series_k):
+            expected = f"{metric}.{known}@{series_k}"
+            if item.get("series_id") != expected:
+                yield Finding(
+                    join(pointer, "series_id"),
+                    "rule.series-id",
+                    f"series_id is {quote(str(item.get('series_id')))}; a series is named "
+                    f"<metric_id>.<reducer>@<k>: expected {expected!r}",
+                )
+        if known is not None and is_int(series_k):
+            yield from _reducer_fits(known, series_k, item.get("kind"), pointer)
+        aggregation = item.get("aggregation")
+        if isinstance(aggregation, str) and not _IDENTIFIER.fullmatch(aggregation.strip()):
+            yield Finding(
+                join(pointer, "aggregation"),
+                "rule.metric-report",
+                f"{MODEL}: aggregation {quote(aggregation)} is not an identifier (a letter, then letters, digits, "
+                "'.', '_' or '-')",
+            )
+        series_id = item.get("series_id")
+        if isinstance(series_id, str):
+            if series_id in seen:
+                yield Finding(
+                    join(pointer, "series_id"),
+                    "rule.series-id",
+                    f"series {quote(series_id)} also appears at /series/{seen[series_id]}",
+                )
+            seen.setdefault(series_id, position)
+        if is_int(k) and is_int(series_k) and series_k != k:
+            yield Finding(join(pointer, "k"), "rule.series-k", f"the series has k = {series_k}, the report k = {k}")
+        if item.get("role") == "headline" and isinstance(metric, str):
+            headlines.add(metric)
+        yield from _series_counts(item.get("counts"), join(pointer, "counts"))
+        for group in ("categories", "hierarchy"):
+            parts = item.get(group)
+            if isinstance(parts, dict):
+                for name, part in parts.items():
+                    if isinstance(part, dict):
+                        yield from _series_counts(part.get("counts"), join(pointer, group, name, "counts"))
+        if isinstance(failed, bool):
+            yield from _values(item, pointer, failed)
+    if len(headlines) != 1:
+        found_ = ", ".join(sorted(headlines)) or "none"
+        yield Finding("/series", "rule.headline", f"a metric report has exactly one headline metric; found {found_}")
+
+
+def _identifier(value: str, pointer: str, known: tuple[str, ...], code: str, what: str) -> Iterator[Finding]:
+    """A strategy or reducer as the registries resolve it: stripped, an identifier, lower-cased, registered."""
+    normalized = value.strip().lower()
+    if not _IDENTIFIER.fullmatch(value.strip()) or normalized not in known:
+        yield Finding(
+            pointer,
+            code,
+            f"{MODEL}: unknown {what} {quote(value)}; AgentCompass 1.0.1 knows {', '.join(known)} (one a plugin "
+            "registers is read only where that plugin is loaded)",
+        )
+    elif value != normalized:
+        yield Finding(
+            pointer,
+            "rule.writer-shape",
+            f"{what} {quote(value)} is read as {normalized!r}, which the AgentCompass 1.0.1 writer writes; "
+            "MetricReport.model_validate strips and lower-cases it",
+            severity="warning",
+        )
+
+
+def _reducer_fits(reducer: str, k: int, kind: Any, pointer: str) -> Iterator[Finding]:
+    if (reducer == "native" and k != 1) or (reducer in ("avg", "pass") and k <= 1):
+        needs = "k = 1" if reducer == "native" else "k > 1"
+        yield Finding(
+            join(pointer, "reducer"),
+            "rule.metric-report",
+            f"{MODEL}: a {reducer} series has k = {k}; {reducer} requires {needs}",
+        )
+    elif reducer == "pass" and kind == "scalar":
+        yield Finding(join(pointer, "reducer"), "rule.metric-report", f"{MODEL}: pass does not reduce a scalar metric")
+
+
+def _values(item: dict[str, Any], pointer: str, failed: bool) -> Iterator[Finding]:
+    """Where the value of each scope goes: ``value``, or ``reference_value`` once evaluation_failed."""
+    selected, forbidden = ("reference_value", "value") if failed else ("value", "reference_value")
+    hierarchy = item.get("hierarchy")
+    overall = hierarchy.get("overall") if isinstance(hierarchy, dict) else None
+    overall = overall if isinstance(overall, dict) else None
+    scopes: list[tuple[str, dict[str, Any], Any]] = [
+        (pointer, item, overall.get("counts") if overall is not None else item.get("counts"))
+    ]
+    for group in ("categories", "hierarchy"):
+        parts = item.get(group)
+        for name, part in parts.items() if isinstance(parts, dict) else ():
+            if isinstance(part, dict):
+                scopes.append((join(pointer, group, name), part, part.get("counts")))
+    for at, part, counts in scopes:
+        evaluated = counts.get("evaluated") if isinstance(counts, dict) else None
+        if part.get(forbidden) is not None:
+            yield Finding(
+                join(at, forbidden),
+                "rule.series-value",
+                f"{MODEL}: {forbidden} is set, but evaluation_failed is {str(failed).lower()}: the value belongs in "
+                f"{selected}",
+            )
+        elif is_int(evaluated) and evaluated > 0 and part.get(selected) is None:
+            yield Finding(
+                join(at, selected),
+                "rule.series-value",
+                f"{MODEL}: {evaluated} task(s) were evaluated, but {selected} is null",
+                anchor=Anchor.VALUE if selected in part else Anchor.PARENT,
+            )
+        own = part.get("counts")
+        if isinstance(own, dict) and own.get("evaluated") == 0:
+            for name in ("value", "reference_value"):
+                if part.get(name) is not None and name != forbidden:
+                    yield Finding(
+                        join(at, name), "rule.series-value", f"{MODEL}: no task was evaluated, so {name} is null"
+                    )
+        if item.get("kind") == "binary_success":
+            for name in ("value", "reference_value"):
+                value = part.get(name)
+                if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0 <= value <= 1:
+                    yield Finding(
+                        join(at, name),
+                        "rule.series-value",
+                        f"{MODEL}: {name} {value!r} of a binary_success metric is outside [0, 1]",
+                    )
+
+
+_COUNTS = ("total", "evaluated", "unavailable", "invalidated", "error")
+
+
+def _series_counts(counts: Any, pointer: str) -> Iterator[Finding]:
+    if not isinstance(counts, dict):
+        return
+    values: dict[str, int] = {}
+    for name in _COUNTS:
+        value = counts.get(name, 0 if name == "invalidated" else None)  # MetricReport's default
+        if not is_int(value):
+            return
+        values[name] = value
+    parts = values["evaluated"] + values["unavailable"] + values["invalidated"]
+    if parts != values["total"]:
+        yield Finding(
+            join(pointer, "total"),
+            "rule.series-counts",
+            f"total is {values['total']}, but evaluated + unavailable + invalidated = {parts}",
+        )
+    elif values["error"] > values["total"]:
+        yield Finding(
+            join(pointer, "error"),
+            "rule.series-counts",
+            f"error is {values['error']}, more than the total of {values['total']} tasks",
+        )
+
+
+# -------------------------------------------------------------------------------- analysis and progress: browsed only
+
+
+def tolerated_in_analysis_summary(pointer: str) -> str:
+    return (
+        "only the result browser reads analysis_summary.json back (viewer/reader.py), and it skips a row or item it "
+        "cannot use"
+    )
+
+
+def tolerated_in_progress(pointer: str) -> str:
+    return "only the result browser reads progress.json back, and shows it as it is"
+
+
+def tolerated_in_progress_events(pointer: str) -> str:
+    return "no AgentCompass 1.0.1 reader reads progress.jsonl"
+
+
+def analysis_summary(data: Any) -> Iterator[Finding]:
+    return iter(())
+
+
+def progress(data: Any) -> Iterator[Finding]:
+    return iter(())
+
+
+def progress_event(data: Any) -> Iterator[Finding]:
+    return iter(())

@@ -1,0 +1,371 @@
+"""The contract with the released AgentCompass 1.0.1 for the files at a run root, both ways.
+
+Runs whose run-level files the 1.0.1 writer writes (tests/agentcompass_runs.py: RunStore.write_run_info,
+_write_params_record, _write_metric_artifacts, _record_metric_artifact_provenance, save_analysis_summary, the two
+progress sinks, write_terminal_status) validate with no error and no warning. Then each file is changed, one change
+at a time, and every released reader of run-level files is asked (resume, reuse, summary, analysis, MetricReport,
+the result browser: ``run_readers_refuse``): where any of them raises, the change gets an error at its member;
+where all of them read it, it gets no error, and a warning at its member where it departs from what the writer
+writes.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import attrs
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from agentbeats_spec import Issue, validate
+
+from ..agentcompass_runs import (
+    Task,
+    metric_report,
+    run_readers_refuse,
+    runs,
+    uniform,
+    unreusable_tasks,
+    write_run,
+    write_run_files,
+    writer_modules,
+)
+
+MODULES = writer_modules()
+try:
+    import agentcompass.viewer.reader  # noqa: F401  (the result browser needs msgspec)
+except ImportError:
+    MODULES = None
+pytestmark = pytest.mark.skipif(MODULES is None, reason="AgentCompass 1.0.1 is not installed (make test does it)")
+SETTINGS = settings(
+    max_examples=4,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],  # shrinking a run's many files takes longer than it helps
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
+Change = Callable[[Any], Any]
+
+
+def modules() -> SimpleNamespace:
+    assert MODULES is not None
+    return MODULES
+
+
+def _set(*path: Any, value: Any) -> Change:
+    def change(data: Any) -> Any:
+        node = data
+        for token in path[:-1]:
+            node = node[token]
+        node[path[-1]] = value
+        return data
+
+    return change
+
+
+def _drop(*path: Any) -> Change:
+    def change(data: Any) -> Any:
+        node = data
+        for token in path[:-1]:
+            node = node[token]
+        del node[path[-1]]
+        return data
+
+    return change
+
+
+def _each_series(change: Callable[[dict[str, Any]], None]) -> Change:
+    def each(report: Any) -> Any:
+        for series in report["series"]:
+            change(series)
+        return report
+
+    return each
+
+
+def _without_invalidated(series: dict[str, Any]) -> None:
+    for scope in (series, *series["categories"].values(), *series["hierarchy"].values()):
+        scope["counts"].pop("invalidated")
+
+
+def _valued(report: Any, binary: bool = False) -> tuple[int, str]:
+    """The first series with a value (of a binary_success metric), and where its value is."""
+    role = "reference_value" if report["evaluation_failed"] else "value"
+    position = next(
+        index for index, item in enumerate(report["series"])
+        if item[role] is not None and (not binary or item["kind"] == "binary_success")
+    )  # fmt: skip
+    return position, role
+
+
+def _has_value(report: Any, binary: bool) -> bool:
+    try:
+        _valued(report, binary)
+    except StopIteration:
+        return False
+    return True
+
+
+def plan_changes(task_ids: list[str], collected: bool, reusable: bool) -> list[tuple[str, str, Change, set[str]]]:
+    """Every task's resolved execution plan (which reuse reads to copy its collected files) broken: the task's
+    plan, or the plan of its first attempt. Reuse reads them only for the tasks it reuses (asked only where one
+    is), and refuses an attempt's plan only for an attempt that has collected files (known to the task's unit, not
+    to run_info.json's): it is a warning, so it is asked only of a run without."""
+    from agentbeats_spec.reading._pointers import join
+
+    def plans(plan: Any) -> Change:
+        return _set("resolved_execution_plans", value=dict.fromkeys(task_ids, plan))
+
+    tasks = {join("/resolved_execution_plans", task_id) for task_id in task_ids}
+    changes = [("run_info.json", "a task's plan text", plans("x"), tasks)] if reusable else []
+    if not collected:
+        attempts = {join(task, "attempts", "1") for task in tasks}
+        changes.append(("run_info.json", "an attempt's plan text", plans({"attempts": {"1": "x"}}), attempts))
+    return changes
+
+
+def _upper_reducer(report: Any) -> Any:
+    report["series"][0]["reducer"] = report["series"][0]["reducer"].upper()
+    return report
+
+
+def _flip(report: Any) -> Any:
+    report["evaluation_failed"] = not report["evaluation_failed"]
+    return report
+
+
+def _swap_values(report: Any) -> Any:
+    series = report["series"][_valued(report)[0]]
+    series["value"], series["reference_value"] = series["reference_value"], series["value"]
+    return report
+
+
+def _binary_out_of_range(report: Any) -> Any:
+    position, role = _valued(report, binary=True)
+    report["series"][position][role] = 1.5
+    return report
+
+
+PLAN = "/request/execution/attempts"
+# (file, what, change, pointer): the change, and the member its issue is placed at.
+CHANGES: list[tuple[str, str, Change, str]] = [
+    # run_info.json: what resume (_require_current_run_info) and reuse (_validate_reuse_source,
+    # _normalized_attempt_plan, materialize_reused_details) require, and what only the writer does
+    ("run_info.json", "another version", _set("schema_version", value="agentcompass.run_info.v1"), "/schema_version"),
+    ("run_info.json", "no run_id", _drop("run_id"), "/run_id"),
+    ("run_info.json", "blank run_id", _set("run_id", value=" "), "/run_id"),
+    ("run_info.json", "run_id a number", _set("run_id", value=7), "/run_id"),
+    ("run_info.json", "no request", _drop("request"), "/request"),
+    ("run_info.json", "request text", _set("request", value="demo"), "/request"),
+    ("run_info.json", "request {}", _set("request", value={}), "/request/benchmark"),
+    ("run_info.json", "benchmark text", _set("request", "benchmark", value="demo"), "/request/benchmark"),
+    ("run_info.json", "no benchmark id", _drop("request", "benchmark", "id"), "/request/benchmark/id"),
+    ("run_info.json", "benchmark id a number", _set("request", "benchmark", "id", value=5), "/request/benchmark/id"),
+    ("run_info.json", "no execution", _drop("request", "execution"), "/request/execution"),
+    ("run_info.json", "execution [1]", _set("request", "execution", value=[1]), "/request/execution"),
+    ("run_info.json", "no attempt plan", _drop("request", "execution", "attempts"), PLAN),
+    ("run_info.json", "k 0", _set("request", "execution", "attempts", "k", value=0), PLAN + "/k"),
+    ("run_info.json", "k 2.0", _set("request", "execution", "attempts", "k", value=2.0), PLAN + "/k"),
+    ("run_info.json", "k true", _set("request", "execution", "attempts", "k", value=True), PLAN + "/k"),
+    ("run_info.json", "no k", _drop("request", "execution", "attempts", "k"), PLAN + "/k"),
+    ("run_info.json", "unknown strategy", _set("request", "execution", "attempts", "strategy", value="best"),
+     PLAN + "/strategy"),
+    ("run_info.json", "strategy 5", _set("request", "execution", "attempts", "strategy", value=5), PLAN + "/strategy"),
+    ("run_info.json", "no strategy", _drop("request", "execution", "attempts", "strategy"), PLAN + "/strategy"),
+    ("run_info.json", "extra plan key", _set("request", "execution", "attempts", "seed", value=1), PLAN + "/seed"),
+    ("run_info.json", "task_concurrency text", _set("request", "execution", "task_concurrency", value="many"),
+     "/request/execution/task_concurrency"),
+    ("run_info.json", "no timeout multiplier", _set("request", "execution", "timeout_multiplier", value=None),
+     "/request/execution/timeout_multiplier"),
+    ("run_info.json", "a negative timeout", _set("request", "execution", "run_timeout_seconds", value=-1),
+     "/request/execution/run_timeout_seconds"),
+    ("run_info.json", "save_artifacts text", _set("request", "execution", "save_artifacts", value="yes"),
+     "/request/execution/save_artifacts"),
+    ("run_info.json", "plans null", _set("resolved_execution_plans", value=None), "/resolved_execution_plans"),
+    ("run_info.json", "plans []", _set("resolved_execution_plans", value=[]), "/resolved_execution_plans"),
+    ("run_info.json", "started_at yesterday", _set("started_at", value="yesterday"), "/started_at"),
+    ("run_info.json", "started_at a number", _set("started_at", value=5), "/started_at"),
+    ("run_info.json", "status 3", _set("status", value=3), "/status"),
+    ("run_info.json", "finished_at soon", _set("finished_at", value="soon"), "/finished_at"),
+    ("run_info.json", "error a number", _set("error", value=5), "/error"),
+    ("run_info.json", "unknown member", _set("host", value="gpu-7"), "/host"),
+    ("run_info.json", "near miss", _set("reused_form", value={"run_id": "r0"}), "/reused_form"),
+    ("run_info.json", "padded strategy", _set("request", "execution", "attempts", "strategy", value=" avg "),
+     PLAN + "/strategy"),
+    ("run_info.json", "upper-case strategy", _set("request", "execution", "attempts", "strategy", value="AVG"),
+     PLAN + "/strategy"),
+    ("run_info.json", "provenance source", _set("metric_artifacts", "source", value="manual"),
+     "/metric_artifacts/source"),
+    # params.json: read by the summary only, through _payload_section
+    ("params.json", "benchmark text", _set("benchmark", value="gsm8k"), "/benchmark"),
+    ("params.json", "unknown section", _set("seed", value=1), "/seed"),
+    ("params.json", "execution [1]", _set("execution", value=[1]), "/execution"),
+    ("params.json", "run_name a number", _set("output", "run_name", value=5), "/output/run_name"),
+    ("params.json", "blank benchmark id", _set("benchmark", "id", value=""), "/benchmark/id"),
+    ("params.json", "k 0 under the request's", _set("execution", "attempts", "k", value=0), "/execution/attempts/k"),
+    ("params.json", "extra plan key", _set("execution", "attempts", "seed", value=1), "/execution/attempts/seed"),
+    # metrics.json: MetricReport.model_validate
+    ("metrics.json", "counts without invalidated", _each_series(_without_invalidated),
+     "/series/0/counts/invalidated|/series/0/counts/total"),
+    ("metrics.json", "no extra", _drop("extra"), "/extra"),
+    ("metrics.json", "no display", _drop("series", 0, "display"), "/series/0/display"),
+    ("metrics.json", "padded strategy", lambda report: {**report, "strategy": f" {report['strategy']} "}, "/strategy"),
+    ("metrics.json", "upper-case reducer", lambda report: _upper_reducer(report), "/series/0/reducer"),
+    ("metrics.json", "unknown strategy", _set("strategy", value="best"), "/strategy"),
+    ("metrics.json", "unknown reducer", _set("series", 0, "reducer", value="median"), "/series/0/reducer"),
+    ("metrics.json", "evaluation_failed flipped", lambda report: _flip(report), "/evaluation_failed"),
+    ("metrics.json", "values swapped", _swap_values, "swapped"),
+    ("metrics.json", "binary value 1.5", _binary_out_of_range, "binary"),
+    ("metrics.json", "series_id renamed", _set("series", 0, "series_id", value="tokens.mean@9"), "/series/0/series_id"),
+    # analysis_summary.json and progress.json: read back only by the result browser, as they are
+    ("analysis_summary.json", "item a number", lambda summary: _first_items(summary, 5), "items"),
+    ("analysis_summary.json", "no per_category_per_analyzer", _drop("per_category_per_analyzer"),
+     "/per_category_per_analyzer"),
+    ("analysis_summary.json", "no distributions", _drop("distributions"), "/distributions"),
+    ("analysis_summary.json", "an extra section", _set("notes", value=[]), "/notes"),
+    ("progress.json", "unknown member", _set("host", value="gpu-7"), "/host"),
+    ("progress.json", "status a number", _set("status", value=3), "/status"),
+]
+
+
+def _first_items(summary: Any, value: Any) -> Any:
+    summary["overall"][0]["items"] = [value]
+    return summary
+
+
+def _pointer(expected: str | set[str], report: Any) -> set[str]:
+    if isinstance(expected, set):
+        return expected
+    if expected == "binary":
+        position, role = _valued(report, binary=True)
+        return {f"/series/{position}/{role}"}
+    if expected == "swapped":
+        position, _ = _valued(report)
+        return {f"/series/{position}/value", f"/series/{position}/reference_value"}
+    if expected == "items":
+        return {"/overall/0/items/0"}
+    return set(expected.split("|"))
+
+
+# Errors whatever the readers do: text that is not JSON (RFC 8259), though Python's json.loads, which every reader
+# uses, reads it; and a file that holds none of its data (an array where the writer writes an object).
+NOT_JSON = [
+    ("run_info.json", "NaN", lambda text: text.replace('"status": "completed"', '"status": NaN'), "json.non-finite"),
+    ("params.json", "a duplicate member", lambda text: text.replace("{", '{\n  "output": {},', 1),
+     "json.duplicate-key"),
+    ("metrics.json", "Infinity", lambda text: text.replace('"extra": {}', '"extra": {"x": Infinity}', 1),
+     "json.non-finite"),
+    *((name, "an array", lambda text: f"[{text}]", "schema.type") for name in
+      ("run_info.json", "params.json", "metrics.json", "analysis_summary.json", "progress.json")),
+]
+
+
+def errors(issues: list[Issue]) -> list[Issue]:
+    return [issue for issue in issues if issue.severity == "error"]
+
+
+@SETTINGS
+@given(plan=runs, fatal=st.booleans())
+def test_the_writers_run_files_validate_and_each_change_is_judged_as_the_readers_judge_it(
+    plan: tuple[Task, ...], fatal: bool
+) -> None:
+    plan = uniform(_with_fatal(plan) if fatal else plan)
+    task_ids = [task.task_id for task in plan]
+    with tempfile.TemporaryDirectory() as folder:
+        root = (Path(folder) / "run").resolve()
+        root.mkdir()
+        write_run(modules(), root, plan, Path(folder) / "sandbox")
+        params = write_run_files(modules(), root, plan)
+        unreusable = unreusable_tasks(modules(), root, params, task_ids)  # by their artifacts: not a run-level file's
+        assert run_readers_refuse(modules(), root, params, task_ids, unreusable) == {}
+        assert [issue for issue in validate(root) if issue.severity != "info"] == []
+        report = json.loads((root / "metrics.json").read_text(encoding="utf-8"))
+        collected = any(attempt.transfer is not None for task in plan for attempt in task.attempts)
+        for name, what, change, expected in [*CHANGES, *plan_changes(task_ids, collected, unreusable < len(plan))]:
+            if expected in ("binary", "swapped") and not _has_value(report, binary=expected == "binary"):
+                continue  # a report without values (every task unavailable) has none to move
+            copied = Path(folder) / "mutant"
+            shutil.copytree(root, copied, symlinks=True)
+            target = copied / name
+            target.write_text(json.dumps(change(json.loads(target.read_text(encoding="utf-8"))), indent=2) + "\n")
+            refused = run_readers_refuse(modules(), copied, params, task_ids, unreusable)
+            found = [issue for issue in validate(copied) if issue.file == str(target)]
+            pointers = _pointer(expected, report)
+            if refused:
+                assert any(issue.pointer in pointers for issue in errors(found)), (name, what, refused, found)
+            else:
+                assert errors(found) == [], (name, what)
+                assert any(issue.pointer in pointers and issue.severity == "warning" for issue in found), (name, what)
+            shutil.rmtree(copied)
+        for name, what, edit, code in NOT_JSON:
+            copied = Path(folder) / "mutant"
+            shutil.copytree(root, copied, symlinks=True)
+            target = copied / name
+            target.write_text(edit(target.read_text(encoding="utf-8")), encoding="utf-8")
+            assert target.read_text(encoding="utf-8") != (root / name).read_text(encoding="utf-8")
+            assert code in {issue.code for issue in errors(validate(copied)) if issue.file == str(target)}, (name, what)
+            shutil.rmtree(copied)
+
+
+def _with_fatal(plan: tuple[Task, ...]) -> tuple[Task, ...]:
+    first = plan[0]
+    attempt = attrs.evolve(first.attempts[0], severities=("fatal",))
+    return (attrs.evolve(first, attempts=(attempt, *first.attempts[1:])), *plan[1:])
+
+
+def test_a_v2_run_info_is_resumed_and_reused_but_not_summarized_or_analyzed(tmp_path: Path) -> None:
+    plan = uniform(_plain_plan())
+    root = _written(tmp_path, plan)
+    info = json.loads((root / "run_info.json").read_text(encoding="utf-8"))
+    (root / "run_info.json").write_text(json.dumps({**info, "schema_version": "agentcompass.run_info.v2"}, indent=2))
+    refused = run_readers_refuse(modules(), root, _params(plan), [task.task_id for task in plan])
+    assert sorted(refused) == ["analysis", "summary"]
+    (issue,) = [issue for issue in validate(root) if issue.file == str(root / "run_info.json")]
+    assert (issue.code, issue.pointer, issue.severity) == ("legacy.run-info-v2", "/schema_version", "warning")
+    assert "resumes and reuses the run, but refuses to summarize or analyze it" in issue.message
+
+
+@pytest.mark.parametrize("fatal", [True, False], ids=["a fatal task", "none"])
+def test_evaluation_failed_says_whether_a_task_of_the_run_is_fatal(tmp_path: Path, fatal: bool) -> None:
+    """The report of one run put beside the tasks of its twin, which differs by one fatal issue: the released
+    aggregation says the twin's report has the other evaluation_failed."""
+    plan = uniform(_plain_plan())
+    twin = (_with_fatal(plan) if not fatal else plan)
+    plan = _with_fatal(plan) if fatal else plan
+    root, other = _written(tmp_path / "run", plan), _written(tmp_path / "twin", twin)
+    shutil.copyfile(root / "metrics.json", other / "metrics.json")
+    said = json.loads((other / "metrics.json").read_text(encoding="utf-8"))["evaluation_failed"]
+    assert said is fatal
+    assert metric_report(modules(), other, twin).evaluation_failed is not fatal  # the oracle: what it should say
+    found = [(i.code, i.pointer, i.severity) for i in validate(other) if i.file == str(other / "metrics.json")]
+    assert found == [("layout.evaluation-failed", "/evaluation_failed", "error")]
+
+
+def _plain_plan() -> tuple[Task, ...]:
+    from ..agentcompass_runs import Attempt
+
+    attempt = Attempt(1, "completed", (), 0, 1, True, False, None, 0, False, 0, False)
+    return (
+        Task("swe/utils: ünï #1", "swe", "42", 2, "avg", (attempt, attrs.evolve(attempt, number=2)), True),
+        Task("t2", "math", None, 1, "avg", (attempt,), True),
+    )
+
+
+def _params(plan: tuple[Task, ...]) -> dict[str, Any]:
+    from ..agentcompass_runs import persistence_params
+
+    return persistence_params(plan)
+
+
+def _written(folder: Path, plan: tuple[Task, ...]) -> Path:
+    root = (folder / "run").resolve()
+    root.mkdir(parents=True)
+    write_run(modules(), root, plan, folder / "sandbox")
+    write_run_files(modules(), root, plan)
+    return root
