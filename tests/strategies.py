@@ -396,10 +396,17 @@ def _counts(evaluated: int, unavailable: int, error: int) -> dict[str, int]:
 
 
 counts = st.builds(_counts, st.integers(0, 20), st.integers(0, 5), st.integers(0, 5))
-ratios = st.floats(0, 1) | st.none()
+
+
+def _measured(part: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """A value only where a task was evaluated, as MetricReport.model_validate requires (and null where none was)."""
+    value = st.none() if part["counts"]["evaluated"] == 0 else st.floats(0, 1)
+    return value.map(lambda drawn: {**part, "value": drawn})
+
+
 breakdown = st.fixed_dictionaries(
-    {"value": ratios, "reference_value": st.none(), "counts": counts, "aggregation_weight": st.floats(0, 10)}
-)
+    {"reference_value": st.none(), "counts": counts, "aggregation_weight": st.floats(0, 10)}
+).flatmap(_measured)
 display = st.none() | st.fixed_dictionaries(
     {"label": trimmed, "description": text | st.none(), "unit": text | st.none(), "precision": st.integers(0, 6)}
 )
@@ -416,19 +423,19 @@ def _series(metric: str, reducer: str, k: int, kind: str, role: str) -> st.Searc
             "aggregation": st.just("micro_weighted"),
             "display": display,
             "k": st.just(k),
-            "value": ratios,
             "reference_value": st.none(),
             "counts": counts,
             "categories": st.dictionaries(trimmed, breakdown, max_size=2),
             "hierarchy": st.dictionaries(trimmed, breakdown, max_size=1),
             "extra": st.dictionaries(names, json_values, max_size=2),
         }
-    )
+    ).flatmap(_measured)
 
 
 def _report_of(k: int, strategy: str, headline: str, others: list[str]) -> st.SearchStrategy[dict[str, Any]]:
-    series = [_series(headline, strategy, k, "binary_success", "headline")]
-    series += [_series(metric, strategy, k, "scalar", "auxiliary") for metric in others if metric != headline]
+    reducer = "native" if k == 1 else strategy  # the reducers' own bounds: native at k = 1, avg and pass above it
+    series = [_series(headline, reducer, k, "binary_success", "headline")]
+    series += [_series(metric, reducer, k, "scalar", "auxiliary") for metric in others if metric != headline]
     return st.fixed_dictionaries(
         {
             "aggregation": st.just("micro_weighted"),

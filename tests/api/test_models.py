@@ -355,7 +355,8 @@ def test_an_attempt_of_a_v2_task_loads_as_a_v2_attempt_with_or_without_its_kind(
 
 
 def test_a_v2_run_record_loads_as_its_own_model() -> None:
-    source = '{"schema_version": "agentcompass.run_info.v2", "run_id": "r", "request": {}, "zz_old": 1}'
+    request = '{"benchmark": {"id": "b"}, "execution": {"attempts": {"k": 1, "strategy": "avg"}}}'  # reused as is
+    source = f'{{"schema_version": "agentcompass.run_info.v2", "run_id": "r", "request": {request}, "zz_old": 1}}'
     info = loads(source)
     assert isinstance(info, RunInfoV2) and info.unknown_members == {"zz_old": 1}
     assert json.dumps(to_dict(info)) == source
