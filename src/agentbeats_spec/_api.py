@@ -204,7 +204,7 @@ def load(path: PathLike, kind: str | None = None, *, limits: Limits | None = Non
     events) gives a list of them. Named as a literal, the kind also gives the return type to a type checker.
     """
     with applied(current().with_limits(limits)):
-        examined = _sources.examine_named(Path(path), _kinds.get(kind) if kind else None)
+        examined = _sources.examine_named(Path(path), _kinds.get(kind) if kind else None, follow=True)
     return _model_of(examined)
 
 

@@ -17,6 +17,7 @@ from ._issues import Issue
 from ._text import printable
 from ._version import __version__
 from .checking._collect import Report
+from .reading._bounded import open_regular
 
 if TYPE_CHECKING:
     from .tasks._migrate import Migration
@@ -172,8 +173,10 @@ def _context(issue: Issue) -> Iterator[str]:
 
 
 def _source_line(file: str, number: int) -> str | None:
-    try:
-        with open(file, encoding="utf-8", errors="replace", newline="") as stream:
+    try:  # the one opener: a file swapped for a FIFO or a link since it was checked is not read
+        with open_regular(file) as descriptor, open(
+            os.dup(descriptor), encoding="utf-8", errors="replace", newline=""
+        ) as stream:
             lines = (line for line in stream)
             found = next(itertools.islice(lines, number - 1, None), None)
     except OSError:

@@ -23,6 +23,7 @@ from .._issues import ArtifactsUnavailable, Finding, InvalidDocument, Issue, Spe
 from ..checking._collect import Collector
 from ..checking._examine import issues_of
 from ..layouts import agentcompass as layout
+from ..reading._bounded import read_file
 from ..records import _legacy, _persisted
 from ..records._states import RUNNING, STATES, final_state
 from ..walk._fs import is_inside
@@ -384,7 +385,7 @@ def _identity(path: Path, task_id: str) -> dict[str, Any]:
     if not path.exists():
         return {"schema_version": TASK_SCHEMA, "task_id": task_id, "attempts": {}}
     try:
-        index = json.loads(path.read_text(encoding="utf-8"))
+        index = json.loads(read_file(path))
     except (OSError, ValueError) as error:
         raise SpecError(f"{path}: the existing task index cannot be read ({error}); nothing was written") from None
     if (
@@ -415,7 +416,7 @@ def _move(source: Path, target: Path, root: Path) -> None:
     for pattern in ("attempt-*/*.json", "attempt-*/retries/*.json", "attempt-*/retries/*/*.json"):
         for path in sorted(source.glob(pattern)):
             try:
-                value = json.loads(path.read_text(encoding="utf-8"))
+                value = json.loads(read_file(path))
             except (OSError, ValueError):
                 continue  # not ours to repair; the validator reports it
             moved = _relocate(value, old, new)

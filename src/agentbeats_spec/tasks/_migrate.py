@@ -25,6 +25,7 @@ import attrs
 
 from .._issues import InvalidDocument, SpecError, UnconvertibleAttempt, WriteError
 from ..layouts import agentcompass as layout
+from ..reading._bounded import read_file
 from ..records._states import STATES
 from ..walk._fs import is_file, is_folder
 
@@ -144,7 +145,7 @@ def _member(index: Path, name: str) -> str | None:
     import json
 
     try:
-        data = json.loads(index.read_bytes())
+        data = json.loads(read_file(index))
     except (OSError, ValueError):
         return None
     value = data.get(name) if isinstance(data, dict) else None
@@ -275,7 +276,7 @@ def _recover(run: Path, staging: Path) -> None:
     for stage in sorted(staging.iterdir()):
         replaced, origin = stage / "replaced", stage / "origin"
         if is_folder(replaced) and is_file(origin):
-            place = run / origin.read_text(encoding="utf-8")
+            place = run / read_file(origin).decode("utf-8")
             if not place.exists() and layout.MIGRATION_STAGING not in place.parts:
                 place.parent.mkdir(parents=True, exist_ok=True)
                 os.rename(replaced, place)
