@@ -325,10 +325,12 @@ def dump(model: Model, path: PathLike) -> None:
 
 def _model_of(examined: _examine.Examined) -> Model | list[ProgressEvent]:
     if examined.document.syntax == "jsonl":  # the text of a JSON Lines file: one model per line
+        from .checking import _jsonl
         from .models import MODELS, _convert
 
         model = MODELS[_valid_kind(examined).name]
-        events: list[ProgressEvent] = [_convert.structure(record, model) for record in examined.document.data]
+        records = _jsonl.records(examined.document)
+        events: list[ProgressEvent] = [_convert.structure(record, model) for record in records]
         return events
     return _one_model_of(examined)
 

@@ -742,6 +742,122 @@ out:
     return result;
 }
 
+/* find_each(raw, table, start, wanted) -> [(key offset or -1, value offset) or None], one per wanted member of the
+ * container at start, in one walk over it: wanted holds distinct member names (str) for an object, strictly
+ * ascending indices (int) for an array. Placing the findings of N items of one array costs one pass, not N searches from
+ * its start; the walk stops at the last wanted member. */
+static PyObject *native_find_each(PyObject *module, PyObject *args) {
+    Py_buffer view, table_view;
+    Py_ssize_t start;
+    PyObject *wanted;
+    if (!PyArg_ParseTuple(args, "y*y*nO!", &view, &table_view, &start, &PyList_Type, &wanted)) return NULL;
+    PyObject *result = NULL, *names = NULL;
+    const unsigned char *base = view.buf;
+    const uint64_t *table = table_view.buf;
+    Py_ssize_t count = table_view.len / (Py_ssize_t)(2 * sizeof(uint64_t));
+    Py_ssize_t size = PyList_GET_SIZE(wanted);
+    uint64_t container_end;
+    Reader r;
+    memset(&r, 0, sizeof(r));
+    if (start < 0 || start >= view.len || (base[start] != '{' && base[start] != '[') ||
+        table_end(table, count, (uint64_t)start, &container_end) < 0 || container_end > (uint64_t)view.len) {
+        PyErr_SetString(PyExc_ValueError, "no container at this offset");
+        goto out;
+    }
+    int is_object = base[start] == '{';
+    result = PyList_New(size);
+    if (result == NULL) goto out;
+    for (Py_ssize_t i = 0; i < size; i++) PyList_SET_ITEM(result, i, Py_NewRef(Py_None));
+    Py_ssize_t next = 0, wanted_index = -1, left = size;
+    if (is_object) {
+        names = PyDict_New(); /* name -> its place in wanted */
+        if (names == NULL) goto fail;
+        for (Py_ssize_t i = 0; i < size; i++) {
+            PyObject *name = PyList_GET_ITEM(wanted, i);
+            if (!PyUnicode_Check(name)) {
+                PyErr_SetString(PyExc_TypeError, "an object's members are found by name");
+                goto fail;
+            }
+            PyObject *place = PyLong_FromSsize_t(i);
+            if (place == NULL || PyDict_SetItem(names, name, place) < 0) {
+                Py_XDECREF(place);
+                goto fail;
+            }
+            Py_DECREF(place);
+        }
+        left = PyDict_GET_SIZE(names);
+    } else if (size > 0) {
+        wanted_index = PyLong_AsSsize_t(PyList_GET_ITEM(wanted, 0));
+        if (wanted_index == -1 && PyErr_Occurred()) goto fail;
+    }
+    r.start = base;
+    r.end = base + container_end;
+    r.pos = base + start + 1;
+    for (Py_ssize_t index = 0; left > 0; index++) {
+        if (!to_next_member(&r)) break;
+        Py_ssize_t key_offset = -1, slot = -1;
+        if (is_object) {
+            key_offset = r.pos - base;
+            r.pos++;
+            PyObject *name = read_string(&r, 1);
+            if (name == NULL) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "not a valid document");
+                goto fail;
+            }
+            PyObject *place = PyDict_GetItemWithError(names, name);
+            Py_DECREF(name);
+            if (place == NULL && PyErr_Occurred()) goto fail;
+            if (place != NULL) {
+                slot = PyLong_AsSsize_t(place);
+                if (PyDict_DelItem(names, PyList_GET_ITEM(wanted, slot)) < 0) goto fail; /* found once */
+            }
+            skip_ws(&r);
+            r.pos++; /* the colon */
+            skip_ws(&r);
+            if (r.pos >= r.end) break;
+        } else if (index == wanted_index) {
+            slot = next++;
+            wanted_index = -1;
+            if (next < size) {
+                wanted_index = PyLong_AsSsize_t(PyList_GET_ITEM(wanted, next));
+                if (wanted_index == -1 && PyErr_Occurred()) goto fail;
+                if (wanted_index <= index) {
+                    PyErr_SetString(PyExc_ValueError, "indices must ascend");
+                    goto fail;
+                }
+            }
+        }
+        Py_ssize_t value_offset = r.pos - base;
+        if (slot >= 0) {
+            PyObject *pair = Py_BuildValue("(nn)", key_offset, value_offset);
+            if (pair == NULL) goto fail;
+            PyObject *none = PyList_GET_ITEM(result, slot);
+            PyList_SET_ITEM(result, slot, pair);
+            Py_DECREF(none);
+            left = is_object ? PyDict_GET_SIZE(names) : (wanted_index < 0 ? 0 : left);
+        }
+        uint64_t value_end;
+        if (*r.pos == '{' || *r.pos == '[') {
+            if (table_end(table, count, (uint64_t)value_offset, &value_end) < 0 || value_end > (uint64_t)view.len) {
+                PyErr_SetString(PyExc_ValueError, "offsets table does not match the document");
+                goto fail;
+            }
+            r.pos = base + value_end;
+        } else {
+            r.pos = skip_scalar(r.pos, r.end);
+        }
+    }
+    goto out;
+fail:
+    Py_CLEAR(result);
+out:
+    Py_XDECREF(names);
+    reader_free(&r);
+    PyBuffer_Release(&table_view);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 /* line_columns(raw, offsets) -> [(line, column)], 1-based, columns in characters; offsets ascending. */
 static PyObject *native_line_columns(PyObject *module, PyObject *args) {
     Py_buffer view;
@@ -980,6 +1096,9 @@ static PyMethodDef methods[] = {
      "members(raw, table, start) -> [(name or None, key offset or -1, value offset)] of a container."},
     {"find", native_find, METH_VARARGS,
      "find(raw, table, start, key) -> (key offset or -1, value offset) of one member, or None."},
+    {"find_each", native_find_each, METH_VARARGS,
+     "find_each(raw, table, start, wanted) -> [(key offset or -1, value offset) or None] of many members, in one "
+     "walk: names for an object, ascending indices for an array."},
     {"line_columns", native_line_columns, METH_VARARGS,
      "line_columns(raw, offsets) -> [(line, column)] for ascending byte offsets; columns count characters."},
     {"steps_to_judge", native_steps_to_judge, METH_O,
