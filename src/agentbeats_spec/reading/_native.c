@@ -31,7 +31,7 @@ enum {
 };
 
 /* Deeper than this is flagged whatever the limit: the exact reader (and the C stack here) decide. */
-#define NATIVE_MAX_DEPTH 256
+#define NATIVE_MAX_DEPTH 1024
 
 typedef struct {
     const unsigned char *start;
