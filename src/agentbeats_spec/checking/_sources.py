@@ -25,6 +25,8 @@ def scan_file(path: Path, *, follow: bool = False) -> Examined | None:
     with failing_on(str(path)):
         try:
             return _scan_file(path, follow)
+        except MemoryError:
+            return out_of_memory(path, None)
         except RecursionError:
             problem = too_deep("toml" if path.suffix == ".toml" else "json")
             return unread_file(problem, "json", None, str(path))
@@ -95,6 +97,8 @@ def examine_named(path: Path, kind: _kinds.Kind | None, *, follow: bool = False)
             if syntax == "jsonl":
                 return _examine_lines(raw, known, str(path))
             return examine(_documents.read(raw, syntax), known, str(path))
+        except MemoryError:
+            return out_of_memory(path, kind)
         except RecursionError:  # anywhere on the path: the file is too deep for this interpreter's stack
             return _too_deep(path, kind)
 
@@ -123,8 +127,25 @@ def examine_found(path: Path, kind: _kinds.Kind | None) -> Examined | None:
                 if known is None:
                     return None
             return examine(document, known, str(path))
+        except MemoryError:
+            return out_of_memory(path, kind)
         except RecursionError:  # anywhere on the path: the file is too deep for this interpreter's stack
             return _too_deep(path, kind)
+
+
+def out_of_memory(path: Path, kind: _kinds.Kind | None) -> Examined:
+    """The verdict of a file whose check ran out of memory: an issue on it, and the other files are checked."""
+    try:
+        size = f"{path.lstat().st_size:,} bytes"
+    except OSError:
+        size = "a size that cannot be read"
+    message = (
+        f"ran out of memory while checking this file ({size}); give the process more memory, or lower "
+        "--max-file-size so that files this large are reported and not read"
+    )
+    kind = kind or _kinds.from_path(path)
+    syntax = kind.syntax if kind else _kinds.syntax_for(path)
+    return unread_file(Finding("", "io.out-of-memory", message), syntax, kind, str(path))
 
 
 def _kind_by_path(path: Path) -> _kinds.Kind | None:

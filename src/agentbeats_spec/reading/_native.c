@@ -43,7 +43,8 @@ typedef struct {
     /* scratch buffer for strings with escapes */
     char *scratch;
     Py_ssize_t scratch_size;
-    /* container offsets: pairs (open, after close) */
+    /* container offsets: pairs (open, after close), kept in the bytes object returned (no copy at the end) */
+    PyObject *table_bytes;
     uint64_t *table;
     Py_ssize_t table_len;  /* in pairs */
     Py_ssize_t table_cap;
@@ -82,12 +83,13 @@ static Py_ssize_t table_open(Reader *r, Py_ssize_t offset) {
     if (!r->record) return 0;
     if (r->table_len == r->table_cap) {
         Py_ssize_t cap = r->table_cap ? r->table_cap * 2 : 64;
-        uint64_t *bigger = PyMem_Realloc(r->table, (size_t)cap * 2 * sizeof(uint64_t));
-        if (bigger == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        r->table = bigger;
+        Py_ssize_t bytes = cap * 2 * (Py_ssize_t)sizeof(uint64_t);
+        if (r->table_bytes == NULL)
+            r->table_bytes = PyBytes_FromStringAndSize(NULL, bytes);
+        else if (_PyBytes_Resize(&r->table_bytes, bytes) < 0)
+            r->table_bytes = NULL; /* released by _PyBytes_Resize */
+        if (r->table_bytes == NULL) return -1;
+        r->table = (uint64_t *)PyBytes_AS_STRING(r->table_bytes);
         r->table_cap = cap;
     }
     r->table[2 * r->table_len] = (uint64_t)offset;
@@ -473,7 +475,8 @@ static PyObject *read_value(Reader *r) {
 
 static void reader_free(Reader *r) {
     PyMem_Free(r->scratch);
-    PyMem_Free(r->table);
+    Py_CLEAR(r->table_bytes);
+    r->table = NULL;
 }
 
 /* read(raw, max_depth, offsets) -> (data, 0, table) for a clean document, (None, flag, None) otherwise. */
@@ -513,9 +516,14 @@ static PyObject *native_read(PyObject *module, PyObject *args) {
     if (r.flag != 0) {
         result = Py_BuildValue("(OiO)", Py_None, r.flag, Py_None);
     } else {
-        PyObject *table = record ? PyBytes_FromStringAndSize((const char *)r.table,
-                                                            r.table_len * 2 * (Py_ssize_t)sizeof(uint64_t))
-                                 : Py_NewRef(Py_None);
+        PyObject *table = Py_NewRef(Py_None);
+        if (record) { /* the table itself, cut to its length: the offsets are never copied */
+            Py_SETREF(table, r.table_bytes != NULL ? r.table_bytes : PyBytes_FromStringAndSize(NULL, 0));
+            r.table_bytes = NULL;
+            r.table = NULL;
+            if (table != NULL && _PyBytes_Resize(&table, r.table_len * 2 * (Py_ssize_t)sizeof(uint64_t)) < 0)
+                table = NULL;
+        }
         if (table != NULL) {
             result = Py_BuildValue("(OiO)", data, 0, table);
             Py_DECREF(table);
