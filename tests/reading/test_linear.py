@@ -121,3 +121,26 @@ def test_json_lines_past_the_limit_are_judged_and_counted_not_kept(
     (truncated,) = [i.message for i in validate(path, limits=Limits(max_issues=10)) if i.code == "io.issues-truncated"]
     expected = "at least 490 more issue(s) in this file are not shown: the check stops looking past the limit"
     assert truncated == f"{expected} (see --max-issues)"
+
+
+def test_the_text_report_reads_a_files_source_lines_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A thousand issues on one long line show that line a thousand times, and read it once."""
+    import io
+
+    from agentbeats_spec import _reporters
+    from agentbeats_spec.layouts import check_paths
+
+    path = tmp_path / "t.actf.json"
+    path.write_bytes(empty_steps(3_000))
+    opened: list[str] = []
+    opener = _reporters.open_regular
+
+    def counted(file: str) -> Any:
+        opened.append(file)
+        return opener(file)
+
+    monkeypatch.setattr(_reporters, "open_regular", counted)
+    out = io.StringIO()
+    _reporters.text(check_paths([path]), out)
+    assert out.getvalue().count("\n    1 | ") == 1_000
+    assert opened == [str(path)]
