@@ -144,3 +144,18 @@ def test_the_text_report_reads_a_files_source_lines_once(tmp_path: Path, monkeyp
     _reporters.text(check_paths([path]), out)
     assert out.getvalue().count("\n    1 | ") == 1_000
     assert opened == [str(path)]
+
+
+def test_the_readers_findings_past_the_limit_are_counted_not_kept(tmp_path: Path) -> None:
+    """A million NaNs would be a million findings: the exact reader keeps --max-issues of them and counts the rest."""
+    path = tmp_path / "t.actf.json"
+    path.write_text('{"schema_version": "ACTF_v1.0", "steps": [], "x": [' + ", ".join(["NaN"] * 5_000) + "]}")
+    from agentbeats_spec._settings import Settings, applied
+
+    with applied(Settings(Limits(max_issues=10))):
+        document = _documents.read(path.read_bytes(), "json")
+    assert (len(document.findings), document.unkept, document.unkept_errors) == (10, 4_990, {"json.non-finite"})
+    found = validate(path, limits=Limits(max_issues=10))
+    assert Counter(issue.code for issue in found) == {"json.non-finite": 10, "io.issues-truncated": 1}
+    (truncated,) = [issue.message for issue in found if issue.code == "io.issues-truncated"]
+    assert truncated == "4990 more issue(s) in this file are not shown (see --max-issues)"

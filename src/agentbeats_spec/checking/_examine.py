@@ -102,6 +102,8 @@ def examine(document: Document, kind: _kinds.Kind | None, file: str | None, kept
     """``kept``: where the findings go (``Kept(0)``: only counted, for a line of JSON Lines past the limit)."""
     kept = Kept() if kept is None else kept
     kept.take(document.findings)
+    if document.unkept:  # what the reader counted past the limit
+        kept.overflow += Overflow(document.unkept, error=bool(document.unkept_errors))
     if document.readable:
         if kind is None:
             kind = _kinds.from_content(document.data)
