@@ -14,7 +14,7 @@ from ..reading._bounded import read_bounded
 from ..reading._documents import Document
 from . import _kinds
 from ._collect import failing_on
-from ._examine import Examined, examine, too_deep, unread_file
+from ._examine import Examined, Kept, examine, too_deep, unread_file
 
 
 def scan_file(path: Path, *, follow: bool = False) -> Examined | None:
@@ -43,14 +43,17 @@ def _scan_file(path: Path, follow: bool) -> Examined | None:
         return unread_file(problem, "json", kind, file)
     if path.suffix in (".json", ".toml"):
         document = _documents.read(raw, "toml" if path.suffix == ".toml" else "json")
-        if document.readable:
-            findings = list(_scan.scan_data(document.data, allow))
-            return Examined(document, kind, tuple(findings), file)
+        if document.readable:  # at most --max-issues secrets kept and placed, the rest counted
+            kept = Kept()
+            kept.take(_scan.scan_data(document.data, allow))
+            return Examined(document, kind, tuple(kept.findings), file, kept.overflow)
     if b"\x00" in raw[:8192]:
         return None
     text = raw.decode("utf-8", "replace")
     document = Document(None, text, "json", (), readable=False)
-    return Examined(document, kind, tuple(_scan.scan_text(text, allow)), file)
+    kept = Kept()
+    kept.take(_scan.scan_text(text, allow))
+    return Examined(document, kind, tuple(kept.findings), file, kept.overflow)
 
 
 def examine_source(source: Any, kind: _kinds.Kind | None) -> Examined:
