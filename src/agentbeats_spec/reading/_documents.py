@@ -122,7 +122,7 @@ def parse_text(text: str, syntax: Syntax, *, prior: Iterable[Finding] = ()) -> D
 
         data, findings = _toml.parse(text, limits.max_depth)
     unkept, errors = 0, frozenset[str]()
-    if isinstance(findings, _json.Kept):
+    if isinstance(findings, _json.Capped):
         unkept, errors = findings.unkept, frozenset(findings.unkept_errors)
     findings = [*prior, *findings]
     fatal = any(finding.severity == "error" and finding.code not in _RECOVERABLE for finding in findings) or (

@@ -205,7 +205,7 @@ def _long_run(translated: bytes) -> bool:
     return translated.find(_LONG_INTEGER) != -1 or translated.startswith(_LONG_INTEGER[1:])
 
 
-class Kept(list[Finding]):
+class Capped(list[Finding]):
     """The findings of the reader, at most ``limit`` of them (None: all); the rest counted, with the codes of the
     errors among them (a document that holds a million NaNs costs a count, not a million findings)."""
 
@@ -215,7 +215,7 @@ class Kept(list[Finding]):
         self.unkept = 0
         self.unkept_errors: set[str] = set()
 
-    def collect(self, found: Iterable[Finding]) -> Kept:
+    def collect(self, found: Iterable[Finding]) -> Capped:
         for finding in found:
             if self.limit is None or len(self) < self.limit:
                 self.append(finding)
@@ -228,7 +228,7 @@ class Kept(list[Finding]):
 
 def parse(text: str, *, max_depth: int = MAX_DEPTH, limit: int | None = None) -> tuple[Any, list[Finding]]:
     """Parse JSON text strictly. Returns (data, findings); data is meaningful only without errors. With ``limit``,
-    the findings are a :class:`Kept` of at most that many.
+    the findings are a :class:`Capped` of at most that many.
 
     The standard library's C parser reads the document once, its hooks noting what JSON forbids or cannot hold
     exactly (duplicate members, NaN and infinities, integers beyond 2**53); only then are those places looked
@@ -247,7 +247,7 @@ def parse(text: str, *, max_depth: int = MAX_DEPTH, limit: int | None = None) ->
     except json.JSONDecodeError as error:
         return None, [_syntax_finding(text, error)]
     except RecursionError:
-        deep = Kept(limit).collect(_strict_scan(text, max_depth))
+        deep = Capped(limit).collect(_strict_scan(text, max_depth))
         if deep:
             return None, deep
         line, column = Lines(text).position(start)  # real: the document (pointer "") starts here, not at 1:1
@@ -266,14 +266,14 @@ def parse(text: str, *, max_depth: int = MAX_DEPTH, limit: int | None = None) ->
             )
         ]
     if text.count("[") + text.count("{") > max_depth and _depth_exceeds(data, max_depth):
-        return data, Kept(limit).collect(_strict_scan(text, max_depth))
+        return data, Capped(limit).collect(_strict_scan(text, max_depth))
     if _SURROGATE_ESCAPE.search(text) is not None:
-        lone = Kept(limit).collect(_lone_surrogates(data))
+        lone = Capped(limit).collect(_lone_surrogates(data))
         if lone:
             return data, lone
     if noted.anything():
         placed = _place(text, noted)
-        return data, placed if placed is not None else Kept(limit).collect(_strict_scan(text, max_depth))
+        return data, placed if placed is not None else Capped(limit).collect(_strict_scan(text, max_depth))
     return data, []
 
 
