@@ -1,12 +1,21 @@
-"""Hostile inputs at full size: each must finish with a clear result and bounded memory.
+"""Hostile inputs at full size: each must finish with a clear result, in linear time and bounded memory.
 
-    python benchmarks/hostile.py [WORK_FOLDER]
+    python benchmarks/hostile.py shapes [--sizes 8,16,32] [WORK_FOLDER]
+    python benchmarks/hostile.py limits [WORK_FOLDER]
 
-Makes, in WORK_FOLDER (default: a temporary folder), a 2 GB file holding one string, a billion-laughs-like deep
-nesting, 100,000 tiny files and a file that grows while it is read, then runs ``agentbeats-spec validate`` on
-each in a process of its own and prints its exit code, the codes it reported, its time and its peak memory.
-The test suite runs the same cases with the limits lowered (tests/reading/test_limits.py); this is the full-size check
-of docs/security.md.
+``shapes`` writes, at each size (MB), one file of each hostile shape (many empty steps, one finding per array
+item, wide objects, deep nesting, long strings, JSON Lines with a bad value on every line) next to a valid file of
+the same size and kind, runs ``agentbeats-spec validate`` on each in a process of its own, and prints a table of
+MB/s and peak memory beside the peak of ``orjson.loads`` of the same file (each line of a JSON Lines file, kept
+in a list), with the time ratio to the half size and the speed ratio to the valid file. Times are CPU
+seconds less the start-up of the command (a validate of an empty trajectory, measured first). What
+docs/performance.md shows.
+
+``limits`` makes, in WORK_FOLDER (default: a temporary folder), a 2 GB file holding one string, a
+billion-laughs-like deep nesting, 100,000 tiny files and a file that grows while it is read, then runs
+``agentbeats-spec validate`` on each and prints its exit code, the codes it reported, its time and its peak memory.
+The test suite runs the same cases with the limits lowered (tests/reading/test_limits.py); this is the full-size
+check of docs/security.md.
 """
 
 from __future__ import annotations
@@ -40,9 +49,7 @@ def run(name: str, *arguments: str) -> None:
     print(f"{name:<44} exit {code}  {float(elapsed):7.2f} s  {int(peak) / 1024:8.0f} MiB  {shown}", flush=True)
 
 
-def main() -> int:
-    work = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp(prefix="agentbeats-hostile-"))
-    work.mkdir(parents=True, exist_ok=True)
+def limits(work: Path) -> int:
 
     big = work / "one-string.actf.json"
     with big.open("wb") as stream:
@@ -91,6 +98,148 @@ def main() -> int:
         writer.join()
     growing.unlink()
     return 0
+
+
+# ---------------------------------------------------------------------------------------------------- shapes
+
+VERSION = b'{"schema_version": "ACTF_v1.0", '
+
+
+def repeated(head: bytes, item: bytes, tail: bytes, size: int, separator: bytes = b",") -> bytes:
+    count = max(1, (size - len(head) - len(tail)) // (len(item) + len(separator)))
+    return head + separator.join([item] * count) + tail
+
+
+def valid_trajectory(size: int) -> bytes:
+    """A valid ACTF trajectory of about ``size`` bytes, of the steps benchmarks/generate.py writes."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    import random
+
+    import generate
+
+    rng = random.Random(7)
+    made = generate.trajectory(rng, generate.Text(rng), 40, huge=False)
+    templates = made["steps"]
+    for item in templates:  # no times (they must increase) and no {} tool calls (the rules warn about them)
+        item["assistant_content"]["tool_calls"] = []
+        item["started_at"] = item["finished_at"] = None
+    average = sum(len(json.dumps(item)) + 2 for item in templates) / len(templates)
+    count = max(1, round(size / average))
+    steps = [dict(templates[index % len(templates)], step_id=index + 1) for index in range(count)]
+    return json.dumps({"schema_version": "ACTF_v1.0", "steps": steps}).encode()
+
+
+PROGRESS = {
+    "run_id": "2026-08-01_10-00-00", "event": "run_started", "timestamp": 1796013931.422793, "task_id": None,
+    "category": None, "attempt": None, "phase": None, "status": None,
+    "payload": {"benchmark": "swe-utils", "model": "gpt-x"}, "orchestration_id": None, "request_key": None,
+    "request_name": None, "request_index": None,
+}  # fmt: skip
+
+
+def shapes_of(size: int) -> dict[str, tuple[str, bytes]]:
+    """name -> (file name, bytes) of every shape at about ``size`` bytes."""
+    deep = b"[" * 500 + b"]" * 500
+    line = json.dumps(PROGRESS).encode() + b"\n"
+    bad = json.dumps({**PROGRESS, "status": 5}).encode() + b"\n"
+    return {
+        "valid trajectory": ("valid.actf.json", valid_trajectory(size)),
+        "many empty steps": ("empty.actf.json", repeated(VERSION + b'"steps": [', b"{}", b"]}", size)),
+        "one finding per array item": (
+            "finding.actf.json", repeated(VERSION + b'"steps": [', b'{"step_id": "x"}', b"]}", size)
+        ),
+        "wide object": (
+            "wide.actf.json",
+            VERSION + b'"steps": [], "x": {' + b",".join(b'"k%d": 0' % n for n in range(size // 12)) + b"}}",
+        ),
+        "deep nesting (500 levels, repeated)": (
+            "deep.actf.json", repeated(VERSION + b'"steps": [], "x": [', deep, b"]}", size)
+        ),
+        "long strings": ("long.actf.json", VERSION + b'"steps": [], "x": "' + b"a" * size + b'"}'),
+        "valid JSON Lines": ("valid/progress.jsonl", line * max(1, size // len(line))),
+        "JSON Lines, a bad value on every line": ("bad/progress.jsonl", bad * max(1, size // len(bad))),
+    }  # fmt: skip
+
+
+MEASURE = (
+    "import resource, subprocess, sys, time\n"
+    "t = time.perf_counter()\n"
+    "r = subprocess.run(sys.argv[1:], capture_output=True)\n"
+    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "print(r.returncode, u.ru_utime + u.ru_stime, u.ru_maxrss,\n"
+    "      r.stdout.decode() if len(r.stdout) < 100 else '')\n"
+)
+FLOOR = (
+    "import sys, time, orjson\n"
+    "raw = open(sys.argv[1], 'rb').read()\n"
+    "t = time.process_time()\n"
+    "data = [orjson.loads(line) for line in raw.splitlines()] if sys.argv[1].endswith('.jsonl') "
+    "else orjson.loads(raw)\n"
+    "print(time.process_time() - t)\n"
+)
+
+
+def measured(*command: str) -> tuple[int, float, float, str]:
+    """(exit code, CPU seconds, peak MiB, what it printed) of a command run in a process of its own.
+
+    CPU time (user and system), not wall time: the machine these figures come from is shared, and CPU time is what
+    the check itself costs."""
+    result = subprocess.run([PYTHON, "-c", MEASURE, *command], capture_output=True, text=True, check=True)
+    code, elapsed, peak = result.stdout.split()[:3]
+    return int(code), float(elapsed), int(peak) / 1024, " ".join(result.stdout.split()[3:])
+
+
+def validate(path: Path, rounds: int = 2) -> tuple[int, float, float, str]:
+    command = (PYTHON, "-m", "agentbeats_spec", "validate", "--no-cache", "--format", "json", str(path))
+    return min((measured(*command) for _ in range(rounds)), key=lambda m: m[1])
+
+
+def shapes(work: Path, sizes: list[int]) -> int:
+    tiny = work / "start-up" / "t.actf.json"
+    tiny.parent.mkdir(parents=True, exist_ok=True)
+    tiny.write_bytes(b'{"schema_version": "ACTF_v1.0", "steps": []}')
+    start = validate(tiny, rounds=5)[1]
+    print(f"start-up (validate of an empty trajectory): {start:.2f} s", flush=True)
+    rows = []
+    for size in sizes:
+        for name, (file, content) in shapes_of(size * 1_000_000).items():
+            path = work / f"{size}MB" / file
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+            megabytes = len(content) / 1e6
+            code, seconds, peak, _ = validate(path)
+            floor = measured(PYTHON, "-c", FLOOR, str(path))
+            net = max(seconds - start, 1e-3)
+            rows.append((name, size, megabytes, code, net, peak, floor[2], float(floor[3].split()[0])))
+            print(f"{name:<40} {megabytes:7.1f} MB exit {code} {net:7.2f} s {megabytes / net:7.1f} MB/s "
+                  f"{peak:7.0f} MiB (orjson {floor[2]:6.0f} MiB, {peak / floor[2]:4.2f})", flush=True)  # fmt: skip
+            path.unlink()
+    print()
+    print("| shape | size | exit | CPU time | MB/s | of the valid file's MB/s | time / time at half the size "
+          "| orjson.loads CPU time | time / orjson.loads time | peak memory | orjson.loads peak | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    by = {(row[0], row[1]): row for row in rows}
+    for name, size, megabytes, code, net, peak, floor, floor_time in rows:
+        valid = by[("valid JSON Lines" if "JSON Lines" in name else "valid trajectory", size)]
+        speed = (megabytes / net) / (valid[2] / valid[4])
+        half = by.get((name, size // 2))
+        grows = f"{net / half[4]:.2f}" if half else ""
+        print(f"| {name} | {megabytes:.1f} MB | {code} | {net:.2f} s | {megabytes / net:.1f} | {speed:.2f} | "
+              f"{grows} | {floor_time:.2f} s | {net / max(floor_time, 1e-3):.1f} | {peak:,.0f} MiB | "
+              f"{floor:,.0f} MiB | {peak / floor:.2f} |")  # fmt: skip
+    return 0
+
+
+def main() -> int:
+    arguments = sys.argv[1:]
+    which = arguments.pop(0) if arguments and arguments[0] in ("shapes", "limits") else "limits"
+    sizes = [8, 16, 32]
+    if arguments[:1] == ["--sizes"]:
+        sizes = [int(size) for size in arguments[1].split(",")]
+        del arguments[:2]
+    work = Path(arguments[0]) if arguments else Path(tempfile.mkdtemp(prefix="agentbeats-hostile-"))
+    work.mkdir(parents=True, exist_ok=True)
+    return shapes(work, sizes) if which == "shapes" else limits(work)
 
 
 if __name__ == "__main__":

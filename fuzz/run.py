@@ -5,7 +5,8 @@
 
 Needs clang with libFuzzer (Debian: apt-get install clang) and the Python headers and library. The seed corpus is
 the JSON fixtures plus a few hand-written edge cases; findings go to fuzz/artifacts/ and the exit status is
-libFuzzer's (0: no crash, no disagreement with the exact reader).
+libFuzzer's (0: no crash, no disagreement with the exact reader, no input slower than --timeout seconds or
+greedier than --rss-limit-mb).
 """
 
 from __future__ import annotations
@@ -53,6 +54,10 @@ def main() -> int:
     parser.add_argument("--seconds", type=int, default=45)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--corpus", type=Path, default=None, help="a corpus folder to keep (default: temporary)")
+    # A slow or greedy input is a finding like a crash: one that takes more than this (the oracle reads each input
+    # twice, natively and with the exact reader, under the sanitizers) or makes the process this large.
+    parser.add_argument("--timeout", type=int, default=5, help="seconds one input may take (default: 5)")
+    parser.add_argument("--rss-limit-mb", type=int, default=2048, help="memory of the process (default: 2048)")
     arguments = parser.parse_args()
     if shutil.which("clang") is None:
         print("clang is not installed (apt-get install clang)", file=sys.stderr)
@@ -72,8 +77,9 @@ def main() -> int:
         "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
     }
     command = [
-        str(harness), str(corpus), f"-max_total_time={arguments.seconds}", "-max_len=65536", "-timeout=20",
-        f"-artifact_prefix={artifacts}/", "-print_final_stats=1",
+        str(harness), str(corpus), f"-max_total_time={arguments.seconds}", "-max_len=65536",
+        f"-timeout={arguments.timeout}", f"-rss_limit_mb={arguments.rss_limit_mb}",
+        f"-malloc_limit_mb={arguments.rss_limit_mb}", f"-artifact_prefix={artifacts}/", "-print_final_stats=1",
     ]  # fmt: skip
     if arguments.jobs > 1:
         command += [f"-jobs={arguments.jobs}", f"-workers={arguments.jobs}"]

@@ -223,7 +223,7 @@ def load(path: PathLike, kind: str | None = None, *, limits: Limits | None = Non
     a list of them. Named as a literal, the kind also gives the return type to a type checker.
     """
     with applied(current().with_limits(limits)):
-        examined = _sources.examine_named(Path(path), _kinds.get(kind) if kind else None)
+        examined = _sources.examine_named(Path(path), _kinds.get(kind) if kind else None, follow=True)
     return _model_of(examined)
 
 
@@ -344,8 +344,10 @@ def dump(model: Model, path: PathLike) -> None:
 
 def _model_of(examined: _examine.Examined) -> Model | list[ProgressEvent]:
     if examined.document.syntax == "jsonl":  # the text of a JSON Lines file: one model per line
+        from .checking import _jsonl
+
         kind = _valid_kind(examined)
-        records = examined.document.data
+        records = _jsonl.records(examined.document)  # streamed again: the check kept none of them
         events: list[ProgressEvent] = [
             _structured(examined, kind, record, f" (record {number})") for number, record in enumerate(records, 1)
         ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import time
@@ -17,6 +16,7 @@ from ._issues import Issue
 from ._text import printable
 from ._version import __version__
 from .checking._collect import Report
+from .reading._bounded import open_regular
 
 if TYPE_CHECKING:
     from .tasks._migrate import Migration
@@ -29,13 +29,15 @@ def text(
 ) -> None:
     """One line per issue (info only with ``show_info``), then the verdict and the counts."""
     shown = [issue for issue in report.issues if show_info or issue.severity != "info"]
+    sources = _SourceLines()
     for issue in shown:
         where = printable(issue.file, controls=True) if issue.file else "<document>"
         if issue.line is not None:
             where = f"{where}:{issue.line}:{issue.column}"
         out.write(f"{where}: {issue.severity} {issue.code} {printable(issue.message, controls=True)}\n")
         if context:
-            out.writelines(_context(issue))
+            out.writelines(_context(issue, sources))
+    sources.close()
     errors, warnings, notes = _counts(report)
     verdict = "valid" if _valid(report, strict) else "invalid"
     skipped = f", {report.skipped} other file(s) skipped" if report.skipped else ""
@@ -146,7 +148,7 @@ class Progress:
         self.stream.flush()
 
 
-def _context(issue: Issue) -> Iterator[str]:
+def _context(issue: Issue, sources: _SourceLines) -> Iterator[str]:
     """The offending source line with a caret under the column, as compilers show it."""
     if issue.pointer:
         yield f"    at {printable(issue.pointer, controls=True)}\n"
@@ -154,7 +156,7 @@ def _context(issue: Issue) -> Iterator[str]:
         return
     if issue.code == "security.secret":
         return  # the source line would show the secret the message masks
-    line = _source_line(issue.file, issue.line)
+    line = sources.line(issue.file, issue.line)
     if line is None:
         return
     column = issue.column - 1
@@ -171,16 +173,44 @@ def _context(issue: Issue) -> Iterator[str]:
     yield f"    {pad} | {' ' * (len(prefix) + len(before))}^\n"
 
 
-def _source_line(file: str, number: int) -> str | None:
-    try:
-        with open(file, encoding="utf-8", errors="replace", newline="") as stream:
-            lines = (line for line in stream)
-            found = next(itertools.islice(lines, number - 1, None), None)
-    except OSError:
-        return None
-    if found is None:
-        return None
-    return found.rstrip("\r\n").lstrip("\ufeff") if number == 1 else found.rstrip("\r\n")
+class _SourceLines:
+    """Source lines of one file at a time, read forward through the one opener: issues come sorted by file and
+    line, so a file's lines are read once for all its issues (a thousand issues on one long line read it once)."""
+
+    def __init__(self) -> None:
+        self.file: str | None = None
+        self.stream: TextIO | None = None
+        self.number = 0
+        self.last: str | None = None
+
+    def line(self, file: str, number: int) -> str | None:
+        if file != self.file or number < self.number or self.stream is None:
+            self.close()
+            self.file = file
+            try:  # a file swapped for a FIFO or a link since it was checked is not read
+                with open_regular(file) as descriptor:
+                    self.stream = open(os.dup(descriptor), encoding="utf-8", errors="replace", newline="")  # noqa: SIM115
+            except OSError:
+                return None
+        try:
+            while self.number < number:
+                self.last = next(self.stream, None)
+                self.number += 1
+                if self.last is None:
+                    self.close()
+                    return None
+        except OSError:
+            self.close()
+            return None
+        found = self.last
+        if found is None:
+            return None
+        return found.rstrip("\r\n").lstrip("\ufeff") if number == 1 else found.rstrip("\r\n")
+
+    def close(self) -> None:
+        if self.stream is not None:
+            self.stream.close()
+        self.file, self.stream, self.number, self.last = None, None, 0, None
 
 
 def json_report(report: Report, out: TextIO, *, strict: bool = False) -> None:

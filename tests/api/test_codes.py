@@ -365,6 +365,11 @@ def _refusals(tmp: Path) -> Iterator[Issue]:
     (archive / "big.json").chmod(0o000)
     (task(run) / "attempt-2" / "result.json").chmod(0o000)
     report = json.loads(cli("validate", "--format", "json", str(run), unprivileged=True).stdout)
+    # Out of memory, for real: a child process held to a small address space.
+    from ..reading.test_memory import held, tree_with_a_huge_file
+
+    huge, _ = tree_with_a_huge_file(tmp / "memory")
+    report["issues"] += json.loads(held(300, "validate", "--no-cache", "--format", "json", str(huge)).stdout)["issues"]
     for issue in report["issues"]:
         yield Issue(
             file=issue["file"],

@@ -64,7 +64,24 @@ def test_issues_per_file_are_capped_with_a_count(tmp_path: Path) -> None:
     found = validate(path, limits=Limits(max_issues=10))
     assert [issue.code for issue in found].count("schema.type") == 10
     (truncated,) = [issue for issue in found if issue.code == "io.issues-truncated"]
-    assert "40 more" in truncated.message and truncated.severity == "warning"
+    # Schema validation stops looking one error past the limit: what lies beyond costs nothing, so it is not counted.
+    assert truncated.message == (
+        "more issues in this file are not shown: the check stops looking past the limit (see --max-issues)"
+    )
+    assert truncated.severity == "warning"
+
+
+def test_findings_of_the_rules_past_the_limit_are_counted(tmp_path: Path) -> None:
+    path = tmp_path / "trajectory.json"
+    steps = [{"step_id": 1, "source": "agent", "tool_calls": {}} for _ in range(30)]
+    path.write_text(json.dumps({"schema_version": "ACTF_v1.0", "steps": steps}))
+    found = validate(path, limits=Limits(max_issues=10))
+    truncated = [issue.message for issue in found if issue.code == "io.issues-truncated"]
+    assert truncated == [f"{len(every(path)) - 10} more issue(s) in this file are not shown (see --max-issues)"]
+
+
+def every(path: Path) -> list[str]:
+    return [issue.code for issue in validate(path) if issue.code != "io.issues-truncated"]
 
 
 def test_many_tiny_files(tmp_path: Path) -> None:

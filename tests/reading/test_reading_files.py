@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import types
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,8 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 def pretend_fstat_says(monkeypatch: pytest.MonkeyPatch, size: int) -> None:
     """As if the file had ``size`` bytes when fstat looked, and grew before it was read."""
-    monkeypatch.setattr(_bounded.os, "fstat", lambda descriptor: types.SimpleNamespace(st_size=size))
+    info = types.SimpleNamespace(st_size=size, st_mode=stat.S_IFREG)
+    monkeypatch.setattr(_bounded.os, "fstat", lambda descriptor: info)
 
 
 def test_a_file_is_read_in_one_call_sized_from_fstat(tmp_path: Path, reads: list[int]) -> None:

@@ -107,7 +107,9 @@ def from_atif(source: os.PathLike[str] | Mapping[str, Any]) -> Conversion:
 
 def read_validated(path: Path, kinds: tuple[str, ...]) -> tuple[Any, _kinds.Kind]:
     """A file's data after the whole validation path; InvalidDocument on an error."""
-    examined = _sources.examine_named(path, None)
+    examined = _sources.examine_named(path, None, follow=True)
+    if not examined.document.readable and examined.valid:  # not read (a FIFO, a device): say why, not "no kind"
+        raise SpecError(f"{path}: {examined.findings[0].message}")
     data = examined.document.data if examined.document.readable else None
     if examined.kind is None and isinstance(data, dict) and str(data.get("schema_version")).startswith("ATIF-"):
         raise SpecError(f"{path} is an ATIF file; convert it with --from atif")
@@ -176,10 +178,7 @@ def _run_info(task_dir: Path) -> dict[str, Any]:
     if task_dir.parent.parent.name != "details":
         return {}
     path = task_dir.parent.parent.parent / "run_info.json"
-    try:
-        raw, problem = _bounded.read_bounded(path) if path.is_file() else (b"", None)
-    except OSError:
-        return {}
+    raw, problem = _bounded.read_bounded(path)
     if problem is not None or not raw:
         return {}
     document = _documents.read(raw, "json")

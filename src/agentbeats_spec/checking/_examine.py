@@ -15,6 +15,25 @@ from . import _kinds, _schemas
 
 
 @attrs.frozen
+class Overflow:
+    """What a file's check found past the issue limit, counted and never kept (nor placed).
+
+    ``count`` findings were met and dropped, ``error`` says whether one of them was an error; ``more`` says that a
+    search stopped at the limit (schema validation), so that there may be more than ``count``.
+    """
+
+    count: int = 0
+    error: bool = False
+    more: bool = False
+
+    def __add__(self, other: Overflow) -> Overflow:
+        return Overflow(self.count + other.count, self.error or other.error, self.more or other.more)
+
+
+NO_OVERFLOW = Overflow()
+
+
+@attrs.frozen
 class Examined:
     """One document after the whole path: what it is, and what is wrong with it.
 
@@ -26,34 +45,75 @@ class Examined:
     kind: _kinds.Kind | None
     findings: tuple[Finding, ...]
     file: str | None
+    overflow: Overflow = NO_OVERFLOW
     _issues: list[list[Issue]] = attrs.field(factory=list, eq=False, repr=False)
 
     @property
     def issues(self) -> list[Issue]:
         if not self._issues:
-            self._issues.append(issues_of(self.document, list(self.findings), self.file, self.kind))
+            self._issues.append(issues_of(self.document, list(self.findings), self.file, self.kind, self.overflow))
         return self._issues[0]
 
     @property
     def valid(self) -> bool:
-        return not any(finding.severity == "error" for finding in self.findings)
+        return not self.overflow.error and not any(finding.severity == "error" for finding in self.findings)
 
     def with_findings(self, findings: Iterable[Finding]) -> Examined:
-        return Examined(self.document, self.kind, (*self.findings, *findings), self.file)
+        return Examined(self.document, self.kind, (*self.findings, *findings), self.file, self.overflow)
 
 
-def examine(document: Document, kind: _kinds.Kind | None, file: str | None) -> Examined:
-    findings = list(document.findings)
+class Kept:
+    """The findings of one file, at most ``--max-issues`` from each source; the rest counted, never kept.
+
+    Each source (the reader, schema validation, the rules, the secret scan) yields its findings roughly in the
+    document's order, so the first of each are the candidates for the first issues of the file; what lies past the
+    limit costs a count, not an object nor a place in the text, whatever the file holds.
+    """
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = current().limits.max_issues if limit is None else limit
+        self.findings: list[Finding] = []
+        self.overflow = NO_OVERFLOW
+
+    def full(self) -> bool:
+        """Whether the file already holds as many findings as it shows."""
+        return len(self.findings) >= self.limit
+
+    def take(self, found: Iterable[Finding], *, stop: bool = False) -> None:
+        """Keep the first ``limit`` of ``found`` and count the rest; ``stop``: stop looking after one more
+        (a search whose cost grows with each finding, as schema validation's)."""
+        taken = 0
+        count, error = 0, False
+        for finding in found:
+            if taken < self.limit:
+                self.findings.append(finding)
+                taken += 1
+                continue
+            count += 1
+            error = error or finding.severity == "error"
+            if stop:
+                self.overflow += Overflow(count, error, more=True)
+                return
+        if count:
+            self.overflow += Overflow(count, error)
+
+
+def examine(document: Document, kind: _kinds.Kind | None, file: str | None, kept: Kept | None = None) -> Examined:
+    """``kept``: where the findings go (``Kept(0)``: only counted, for a line of JSON Lines past the limit)."""
+    kept = Kept() if kept is None else kept
+    kept.take(document.findings)
+    if document.unkept:  # what the reader counted past the limit
+        kept.overflow += Overflow(document.unkept, error=bool(document.unkept_errors))
     if document.readable:
         if kind is None:
             kind = _kinds.from_content(document.data)
-        findings.extend(_check_data(document.data, kind))
+        _check_data(document.data, kind, kept)
         allow = current().allow
         if allow is not None:
             from ..credentials import _scan
 
-            findings.extend(_scan.scan_data(document.data, allow))
-    return Examined(document, kind, tuple(findings), file)
+            kept.take(_scan.scan_data(document.data, allow))
+    return Examined(document, kind, tuple(kept.findings), file, kept.overflow)
 
 
 def unread_file(problem: Finding, syntax: Syntax, kind: _kinds.Kind | None, file: str | None) -> Examined:
@@ -61,38 +121,52 @@ def unread_file(problem: Finding, syntax: Syntax, kind: _kinds.Kind | None, file
     return Examined(unread(syntax, (problem,)), kind, (problem,), file)
 
 
-def _check_data(data: Any, kind: _kinds.Kind | None) -> Iterator[Finding]:
+def _check_data(data: Any, kind: _kinds.Kind | None, kept: Kept) -> None:
     if kind is None:
-        yield Finding(
+        kept.take([Finding(
             "",
             "schema.unknown-kind",
             "cannot tell what kind of artifact this is from its name or its schema_version; "
             f"pass --kind (kind= in Python) with one of: {', '.join(_kinds.KINDS)}",
-        )
+        )])  # fmt: skip
         return
     schema_id = kind.schema_id(data)
     if schema_id is None:
         field = kind.version_field or ""
         version = str(data[field])
         if version in kind.rejected:
-            yield Finding("/" + field, "legacy.rejected-version", kind.rejected[version])
+            kept.take([Finding("/" + field, "legacy.rejected-version", kind.rejected[version])])
             return
         note = f"; {kind.unknown_version_note}" if kind.unknown_version_note else ""
-        yield Finding(
+        kept.take([Finding(
             "/" + field,
             "schema.unknown-version",
             f"{field} {quote(version)} is not a version of {kind.name} this package knows; "
             f"known: {', '.join(kind.versions)}{note}",
-        )
+        )])  # fmt: skip
         return
+    mark = len(kept.findings), kept.overflow
     try:
-        found = list(_schemas.check(schema_id, data))
-        if kind.refused:
-            found = [attrs.evolve(finding, message=f"{finding.message}: {kind.refused}") for finding in found]
-        found += [*_written(schema_id, data, kind, {finding.pointer for finding in found}), *kind.rules(data)]
+        if kept.limit == 0:  # nothing is kept: whether there is an error is all that counts
+            if _schemas.invalid(schema_id, data):
+                kept.overflow += Overflow(1, error=True, more=True)
+            else:
+                kept.take(_written(schema_id, data, kind, set()))
+        else:
+            kept.take(_refused(_schemas.check(schema_id, data), kind.refused), stop=True)
+            errors = {finding.pointer for finding in kept.findings[mark[0] :]}
+            kept.take(_written(schema_id, data, kind, errors))
+        kept.take(kind.rules(data))
     except RecursionError:
-        found = [too_deep(kind.syntax)]
-    yield from found
+        del kept.findings[mark[0] :]
+        kept.overflow = mark[1]
+        kept.take([too_deep(kind.syntax)])
+
+
+def _refused(found: Iterable[Finding], refused: str) -> Iterator[Finding]:
+    """Schema errors, each followed by what a reader will not do with such a file (lazily: the limit stops it)."""
+    for finding in found:
+        yield attrs.evolve(finding, message=f"{finding.message}: {refused}") if refused else finding
 
 
 def _written(schema_id: str, data: Any, kind: _kinds.Kind, errors: set[str]) -> Iterator[Finding]:
@@ -115,7 +189,17 @@ def too_deep(syntax: str) -> Finding:
     return Finding("", f"{syntax}.too-deep", "the document is nested too deeply to be checked")
 
 
-def issues_of(document: Document, findings: list[Finding], file: str | None, kind: _kinds.Kind | None) -> list[Issue]:
+def issues_of(
+    document: Document,
+    findings: list[Finding],
+    file: str | None,
+    kind: _kinds.Kind | None,
+    overflow: Overflow = NO_OVERFLOW,
+) -> list[Issue]:
+    """The located issues of a file: the first ``--max-issues`` by place, then one line counting the rest.
+
+    Only the findings kept (a bounded number: see :class:`Kept`) are placed, all in one pass over the text.
+    """
     if not findings:
         return []
     unplaced = [(f.pointer, f.anchor) for f in findings if f.line is None]
@@ -143,8 +227,14 @@ def issues_of(document: Document, findings: list[Finding], file: str | None, kin
         )
     issues.sort(key=Issue.sort_key)
     limit = current().limits.max_issues
-    if len(issues) > limit:
+    hidden = max(0, len(issues) - limit) + overflow.count
+    if hidden:
         first = issues[0]
+        if overflow.more:  # schema validation stopped looking: how many more there are is not known
+            counted = f"at least {hidden} more issue(s)" if hidden > 1 else "more issues"
+            message = f"{counted} in this file are not shown: the check stops looking past the limit"
+        else:
+            message = f"{hidden} more issue(s) in this file are not shown"
         issues = [
             *issues[:limit],
             Issue(  # about the file's list of issues, not a place in it: no line
@@ -152,7 +242,7 @@ def issues_of(document: Document, findings: list[Finding], file: str | None, kin
                 kind=first.kind,
                 severity="warning",
                 code="io.issues-truncated",
-                message=f"{len(issues) - limit} more issue(s) in this file are not shown (see --max-issues)",
+                message=f"{message} (see --max-issues)",
             ),
         ]
     return issues

@@ -7,7 +7,8 @@ A last line cut short (a writer killed mid-line) is a warning; any other broken 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from .._issues import Finding
 from ..reading import _documents
@@ -18,35 +19,49 @@ if TYPE_CHECKING:
     from ._kinds import Kind
 
 
+def lines(raw: bytes) -> Iterator[tuple[int, bytes, bool]]:
+    """(number, line, last) of every line, one at a time (no list of them all); what follows the final newline is
+    no line."""
+    start, number, size = 0, 1, len(raw)
+    while start < size:
+        end = raw.find(b"\n", start)
+        stop = size if end == -1 else end
+        yield number, raw[start:stop], end == -1 or end + 1 == size
+        start, number = stop + 1, number + 1
+
+
+def records(document: Document) -> list[Any]:
+    """The records of a JSON Lines document that has no error, read again (a check keeps none of them: its memory
+    does not grow with the number of lines)."""
+    assert isinstance(document.source, bytes)
+    return [_documents.read(line, "json").data for _, line, _ in lines(document.source) if line.strip()]
+
+
 def examine(raw: bytes, kind: Kind | None, file: str | None) -> Examined:
-    from ._examine import Examined, unread_file
+    """Every line checked as a record of ``kind``, streamed: the first ``--max-issues`` issues are kept (each line's
+    own, placed in that line); past them the lines are still checked, their issues counted and never kept."""
+    from ._examine import Examined, Kept, Overflow, unread_file
     from ._examine import examine as examine_one
 
     if kind is None:
         unknown = Finding("", "schema.unknown-kind", "cannot tell what kind of records these lines hold; pass --kind")
         return unread_file(unknown, "jsonl", None, file)
-    findings: list[Finding] = []
-    records = []
-    lines = raw.split(b"\n")
-    ends_with_newline = lines[-1] == b""
-    if ends_with_newline:
-        lines.pop()  # what follows the final newline is not a line
-    if not lines:
+    kept = Kept()
+    ends_with_newline = raw.endswith(b"\n")
+    if not raw:
         # Real: an empty file's first character is where its first record should be.
-        findings.append(Finding("", "json.empty", "the file is empty: no line holds a record", "warning", line=1,
-                                column=1))  # fmt: skip
-    for index, line in enumerate(lines):
-        number = index + 1
-        last = index == len(lines) - 1
+        kept.take([Finding("", "json.empty", "the file is empty: no line holds a record", "warning", line=1,
+                           column=1)])  # fmt: skip
+    for number, line, last in lines(raw):
         if not line.strip():
-            findings.append(  # real: the blank line's first character
+            kept.take([  # real: the blank line's first character
                 Finding("", "jsonl.blank-line", "a blank line; each line holds one record", "warning", line=number,
                         column=1)
-            )  # fmt: skip
+            ])  # fmt: skip
             continue
         document = _documents.read(line, "json")
         if not document.readable and last and not ends_with_newline:
-            findings.append(
+            kept.take([
                 Finding(
                     "",
                     "jsonl.torn-line",
@@ -55,24 +70,29 @@ def examine(raw: bytes, kind: Kind | None, file: str | None) -> Examined:
                     line=number,  # real: the torn line's first character
                     column=1,
                 )
-            )
+            ])  # fmt: skip
+            continue
+        if document.readable and last and not ends_with_newline:
+            kept.take([
+                Finding(
+                    "",
+                    "jsonl.no-final-newline",
+                    "the last line has no newline: the next record appended would join it on one line",
+                    "warning",
+                    line=number,
+                    column=len(line.decode("utf-8", "replace")) + 1,
+                )
+            ])  # fmt: skip
+        if kept.full():  # past the limit: the line is still judged, its issues only counted
+            counted = examine_one(document, kind, file, Kept(0)).overflow
+            kept.overflow += Overflow(counted.count, counted.error, counted.more)
             continue
         examined = examine_one(document, kind, file)
-        if document.readable:
-            records.append(document.data)
-            if last and not ends_with_newline:
-                findings.append(
-                    Finding(
-                        "",
-                        "jsonl.no-final-newline",
-                        "the last line has no newline: the next record appended would join it on one line",
-                        "warning",
-                        line=number,
-                        column=len(line.decode("utf-8", "replace")) + 1,
-                    )
-                )
-        for issue in examined.issues:
-            # Real, not invented: a record is its line, so an issue of the record with no place in it is the line's.
-            at, column = (number + issue.line - 1, issue.column) if issue.line is not None else (number, 1)
-            findings.append(Finding(issue.pointer, issue.code, issue.message, issue.severity, line=at, column=column))
-    return Examined(Document(records, None, "jsonl", ()), kind, tuple(findings), file)
+        # Real, not invented: a record is its line, so an issue of the record with no place in it is the line's.
+        found = [
+            Finding(issue.pointer, issue.code, issue.message, issue.severity, line=at, column=column)
+            for issue in examined.issues
+            for at, column in [(number + issue.line - 1, issue.column) if issue.line is not None else (number, 1)]
+        ]
+        kept.take(sorted(found, key=lambda f: (f.line or 0, f.column or 0, f.pointer, f.code)))  # the line's order
+    return Examined(Document(None, raw, "jsonl", ()), kind, tuple(kept.findings), file, kept.overflow)

@@ -13,6 +13,7 @@ from typing import Any
 import attrs
 
 from .._issues import Finding, UnknownKind
+from ..reading._bounded import read_file
 from ..reading._documents import Syntax
 from ..rules import abb, abv3, actf, agentcompass, agentcompass_run
 from ._schemas import BASE_URI
@@ -358,7 +359,7 @@ def in_context(kind: Kind, path: Path) -> Kind:
         return kind  # another kind, or one its folder already pinned (a task unit reads its index once)
     index = path.parent.parent / "task.json"
     try:
-        version = json.loads(index.read_bytes()).get("schema_version")
+        version = json.loads(read_file(index)).get("schema_version")
     except (OSError, ValueError, AttributeError):
         return kind  # no readable task index beside it: checked as the current version
     return pinned(kind, version) if isinstance(version, str) and version in kind.versions else kind

@@ -167,6 +167,14 @@ def check(schema_id: str, data: Any, prefix: tuple[str, ...] = ()) -> Iterator[F
             yield finding
 
 
+def invalid(schema_id: str, data: Any) -> bool:
+    """Whether ``data`` has a schema error, asked of the fastest engine there is (no error is built)."""
+    fast = fast_validator(schema_id)
+    if fast is not None:
+        return not fast.is_valid(data)
+    return next(validator(schema_id).iter_errors(data), None) is not None
+
+
 def _finding(error: ValidationError, prefix: tuple[str, ...]) -> Finding:
     pointer = to_pointer((*prefix, *(str(token) for token in error.absolute_path)))
     keyword = str(error.validator)

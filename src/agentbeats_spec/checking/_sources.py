@@ -10,45 +10,50 @@ from typing import Any
 from .._issues import Finding
 from .._settings import current
 from ..reading import _documents
-from ..reading._bounded import read_bounded, unreadable
+from ..reading._bounded import read_bounded
 from ..reading._documents import Document
 from . import _kinds
 from ._collect import failing_on
-from ._examine import Examined, examine, too_deep, unread_file
+from ._examine import Examined, Kept, examine, too_deep, unread_file
 
 
-def scan_file(path: Path) -> Examined | None:
+def scan_file(path: Path, *, follow: bool = False) -> Examined | None:
     """A file searched for secrets only: a JSON or TOML document by its members, any other text by its lines.
 
-    None for a file that is neither (binary).
+    None for a file that is neither (binary). A link is followed only with ``follow`` (one the user named).
     """
     with failing_on(str(path)):
         try:
-            return _scan_file(path)
+            return _scan_file(path, follow)
+        except MemoryError:
+            return out_of_memory(path, None)
         except RecursionError:
             problem = too_deep("toml" if path.suffix == ".toml" else "json")
             return unread_file(problem, "json", None, str(path))
 
 
-def _scan_file(path: Path) -> Examined | None:
+def _scan_file(path: Path, follow: bool) -> Examined | None:
     from ..credentials import _scan
 
     allow = current().allow or _scan.NOTHING_ALLOWED
     file = str(path)
     kind = _kinds.from_path(path)
-    raw, problem = read_bounded(path)
+    raw, problem = read_bounded(path, follow=follow)
     if problem is not None:
         return unread_file(problem, "json", kind, file)
     if path.suffix in (".json", ".toml"):
         document = _documents.read(raw, "toml" if path.suffix == ".toml" else "json")
-        if document.readable:
-            findings = list(_scan.scan_data(document.data, allow))
-            return Examined(document, kind, tuple(findings), file)
+        if document.readable:  # at most --max-issues secrets kept and placed, the rest counted
+            kept = Kept()
+            kept.take(_scan.scan_data(document.data, allow))
+            return Examined(document, kind, tuple(kept.findings), file, kept.overflow)
     if b"\x00" in raw[:8192]:
         return None
     text = raw.decode("utf-8", "replace")
     document = Document(None, text, "json", (), readable=False)
-    return Examined(document, kind, tuple(_scan.scan_text(text, allow)), file)
+    kept = Kept()
+    kept.take(_scan.scan_text(text, allow))
+    return Examined(document, kind, tuple(kept.findings), file, kept.overflow)
 
 
 def examine_source(source: Any, kind: _kinds.Kind | None) -> Examined:
@@ -79,22 +84,25 @@ def not_a_source(source: object, doing: str) -> TypeError:
     )
 
 
-def examine_named(path: Path, kind: _kinds.Kind | None) -> Examined:
+def examine_named(path: Path, kind: _kinds.Kind | None, *, follow: bool = False) -> Examined:
     """A file the user named, or one a layout requires: always a verdict, whatever the file holds.
 
     Whatever the file holds ends as issues on it; a fault of this package raises :class:`CheckFailed` naming it.
+    A link is followed only with ``follow`` (a path the user named), never where a layout requires a file.
     """
     with failing_on(str(path)):
         try:
             # A kind named or told by the path: an attempt is of its task's version either way.
             known = _kinds.in_context(kind, path) if kind is not None else _kind_by_path(path)
             syntax = known.syntax if known else _kinds.syntax_for(path)
-            raw, problem = read_named(path)
+            raw, problem = read_bounded(path, follow=follow)
             if problem is not None:
                 return unread_file(problem, syntax, known, str(path))
             if syntax == "jsonl":
                 return _examine_lines(raw, known, str(path))
             return examine(_documents.read(raw, syntax), known, str(path))
+        except MemoryError:
+            return out_of_memory(path, kind)
         except RecursionError:  # anywhere on the path: the file is too deep for this interpreter's stack
             return _too_deep(path, kind)
 
@@ -111,10 +119,8 @@ def examine_found(path: Path, kind: _kinds.Kind | None) -> Examined | None:
             if not may_be_artifact(path, known):
                 return None
             syntax = known.syntax if known else _kinds.syntax_for(path)
-            problem = unreadable(path, follow=False)
-            if problem is not None and problem.severity == "warning":
-                return None
-            raw, problem = _read(path, problem)
+            # Listed as a regular file: whatever the descriptor finds instead (a link, a FIFO swapped in) is said.
+            raw, problem = read_bounded(path)
             if problem is not None:
                 return unread_file(problem, syntax, known, str(path))
             if syntax == "jsonl":
@@ -125,8 +131,25 @@ def examine_found(path: Path, kind: _kinds.Kind | None) -> Examined | None:
                 if known is None:
                     return None
             return examine(document, known, str(path))
+        except MemoryError:
+            return out_of_memory(path, kind)
         except RecursionError:  # anywhere on the path: the file is too deep for this interpreter's stack
             return _too_deep(path, kind)
+
+
+def out_of_memory(path: Path, kind: _kinds.Kind | None) -> Examined:
+    """The verdict of a file whose check ran out of memory: an issue on it, and the other files are checked."""
+    try:
+        size = f"{path.lstat().st_size:,} bytes"
+    except OSError:
+        size = "a size that cannot be read"
+    message = (
+        f"ran out of memory while checking this file ({size}); give the process more memory, or lower "
+        "--max-file-size so that files this large are reported and not read"
+    )
+    kind = kind or _kinds.from_path(path)
+    syntax = kind.syntax if kind else _kinds.syntax_for(path)
+    return unread_file(Finding("", "io.out-of-memory", message), syntax, kind, str(path))
 
 
 def _kind_by_path(path: Path) -> _kinds.Kind | None:
@@ -136,12 +159,7 @@ def _kind_by_path(path: Path) -> _kinds.Kind | None:
 
 def read_named(path: Path) -> tuple[bytes, Finding | None]:
     """The bytes of a file the user named, followed if it is a link; or why it cannot be read."""
-    return _read(path, unreadable(path, follow=True))
-
-
-def _read(path: Path, problem: Finding | None) -> tuple[bytes, Finding | None]:
-    """The file's bytes, unless ``problem`` (a file that is not one, say) or reading them stops it."""
-    return (b"", problem) if problem is not None else read_bounded(path)
+    return read_bounded(path, follow=True)
 
 
 def _examine_lines(raw: bytes, kind: _kinds.Kind | None, file: str) -> Examined:

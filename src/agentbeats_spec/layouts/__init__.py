@@ -145,7 +145,7 @@ def plan(
         if named_folder(path, tree, follow_symlinks):
             plan_folder(path, kind, walk, path)
         else:
-            walk.defer(named_file_unit, path, kind.name if kind else None)
+            walk.defer(named_file_unit, path, kind.name if kind else None, True)
     return walk
 
 
@@ -169,9 +169,10 @@ def loose_file(walk: Walk, path: Path) -> None:
         walk.skip()
 
 
-def named_file_unit(collector: Collector, path: Path, kind: str | None) -> None:
-    """One file the user named (or a layout requires) on its own: it always gets a verdict."""
-    collector.add(examine_named(path, _kinds.get(kind) if kind else None))
+def named_file_unit(collector: Collector, path: Path, kind: str | None, named: bool = False) -> None:
+    """One file the user named (``named``: a link is followed, as only --follow-symlinks lets one through) or a
+    layout requires (never followed) on its own: it always gets a verdict."""
+    collector.add(examine_named(path, _kinds.get(kind) if kind else None, follow=named))
 
 
 def found_file_unit(collector: Collector, path: Path, kind: str | None) -> None:
@@ -191,7 +192,7 @@ def scan_paths(
         if is_folder(path) or (follow_symlinks and path.is_dir()):
             _scan_folder(path, collector, path)
         else:
-            collector.add(scan_file(path), "scanned")
+            collector.add(scan_file(path, follow=follow_symlinks), "scanned")
     return collector.report()
 
 

@@ -31,6 +31,9 @@ class Document:
     readable: bool = True
     # The native reader's container offsets (see _nativejson): positions without a second pass over the source.
     offsets: bytes | None = attrs.field(default=None, eq=False, repr=False)
+    # Findings of the reader past --max-issues: how many, and the codes of the errors among them (never kept).
+    unkept: int = 0
+    unkept_errors: frozenset[str] = frozenset()
     _decoded: list[str] = attrs.field(factory=list, eq=False, repr=False)
 
     @property
@@ -111,18 +114,21 @@ def unread(syntax: Syntax, findings: tuple[Finding, ...]) -> Document:
 
 
 def parse_text(text: str, syntax: Syntax, *, prior: Iterable[Finding] = ()) -> Document:
-    max_depth = current().limits.max_depth
+    limits = current().limits
     if syntax == "json":
-        data, findings = _json.parse(text, max_depth=max_depth)
+        data, findings = _json.parse(text, max_depth=limits.max_depth, limit=limits.max_issues)
     else:
         from . import _toml
 
-        data, findings = _toml.parse(text, max_depth)
+        data, findings = _toml.parse(text, limits.max_depth)
+    unkept, errors = 0, frozenset[str]()
+    if isinstance(findings, _json.Capped):
+        unkept, errors = findings.unkept, frozenset(findings.unkept_errors)
     findings = [*prior, *findings]
     fatal = any(finding.severity == "error" and finding.code not in _RECOVERABLE for finding in findings) or (
         data is None and syntax == "toml"
-    )
-    return Document(data, text, syntax, tuple(findings), readable=not fatal)
+    ) or bool(errors - _RECOVERABLE)
+    return Document(data, text, syntax, tuple(findings), readable=not fatal, unkept=unkept, unkept_errors=errors)
 
 
 # Reading errors after which the data still means something worth validating.

@@ -7,6 +7,7 @@ say exactly where the problem is; a valid document never pays for positions.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -74,10 +75,15 @@ def _after_ws(text: str, pos: int) -> int:
 
 
 class Lines:
-    """Maps character offsets of a text to 1-based (line, column)."""
+    """Maps character offsets of a text to 1-based (line, column).
+
+    ``position`` counts on from the offset it was last asked (a scan that places its findings as it goes costs
+    one pass over the text, however many it finds); an earlier offset is counted from the start.
+    """
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self._cursor, self._line, self._line_start = 0, 1, 0
 
     def positions(self, offsets: Iterable[int]) -> dict[int, tuple[int, int]]:
         result: dict[int, tuple[int, int]] = {}
@@ -93,7 +99,15 @@ class Lines:
         return result
 
     def position(self, offset: int) -> tuple[int, int]:
-        return self.positions([offset])[offset]
+        if offset < self._cursor:
+            return self.positions([offset])[offset]
+        text = self.text
+        self._line += text.count("\n", self._cursor, offset)
+        newline = text.rfind("\n", self._cursor, offset)
+        if newline != -1:
+            self._line_start = newline + 1
+        self._cursor = offset
+        return self._line, offset - self._line_start + 1
 
 
 def decode(raw: bytes, *, family: str) -> tuple[str | None, list[Finding]]:
@@ -191,8 +205,30 @@ def _long_run(translated: bytes) -> bool:
     return translated.find(_LONG_INTEGER) != -1 or translated.startswith(_LONG_INTEGER[1:])
 
 
-def parse(text: str, *, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Finding]]:
-    """Parse JSON text strictly. Returns (data, findings); data is meaningful only without errors.
+class Capped(list[Finding]):
+    """The findings of the reader, at most ``limit`` of them (None: all); the rest counted, with the codes of the
+    errors among them (a document that holds a million NaNs costs a count, not a million findings)."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        super().__init__()
+        self.limit = limit
+        self.unkept = 0
+        self.unkept_errors: set[str] = set()
+
+    def collect(self, found: Iterable[Finding]) -> Capped:
+        for finding in found:
+            if self.limit is None or len(self) < self.limit:
+                self.append(finding)
+            else:
+                self.unkept += 1
+                if finding.severity == "error":
+                    self.unkept_errors.add(finding.code)
+        return self
+
+
+def parse(text: str, *, max_depth: int = MAX_DEPTH, limit: int | None = None) -> tuple[Any, list[Finding]]:
+    """Parse JSON text strictly. Returns (data, findings); data is meaningful only without errors. With ``limit``,
+    the findings are a :class:`Capped` of at most that many.
 
     The standard library's C parser reads the document once, its hooks noting what JSON forbids or cannot hold
     exactly (duplicate members, NaN and infinities, integers beyond 2**53); only then are those places looked
@@ -211,7 +247,7 @@ def parse(text: str, *, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Finding]]
     except json.JSONDecodeError as error:
         return None, [_syntax_finding(text, error)]
     except RecursionError:
-        deep = list(_strict_scan(text, max_depth))
+        deep = Capped(limit).collect(_strict_scan(text, max_depth))
         if deep:
             return None, deep
         line, column = Lines(text).position(start)  # real: the document (pointer "") starts here, not at 1:1
@@ -230,14 +266,14 @@ def parse(text: str, *, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Finding]]
             )
         ]
     if text.count("[") + text.count("{") > max_depth and _depth_exceeds(data, max_depth):
-        return data, list(_strict_scan(text, max_depth))
+        return data, Capped(limit).collect(_strict_scan(text, max_depth))
     if _SURROGATE_ESCAPE.search(text) is not None:
-        lone = list(_lone_surrogates(data))
+        lone = Capped(limit).collect(_lone_surrogates(data))
         if lone:
             return data, lone
     if noted.anything():
         placed = _place(text, noted)
-        return data, placed if placed is not None else list(_strict_scan(text, max_depth))
+        return data, placed if placed is not None else Capped(limit).collect(_strict_scan(text, max_depth))
     return data, []
 
 
@@ -319,11 +355,20 @@ def _surrogate_finding(path: Path, char: str, where: str, anchor: Anchor = Ancho
 
 
 def _place(text: str, noted: _Noted) -> list[Finding] | None:
-    """Findings for what the hooks noted, found by searching their text; None when the search is not sure."""
+    """Findings for what the hooks noted, found by searching their text; None when the search is not sure.
+
+    Each place found is checked by a walk from the start of the text, so only a few are searched this way
+    (``_FEW_PLACES``); more go to the token scan, one pass whatever their number.
+    """
+    if len(noted.duplicates) + len(noted.constants | noted.numbers) > _FEW_PLACES:
+        return None
     lines = Lines(text)
     findings: list[Finding] = []
     for name in sorted(noted.duplicates):
-        keys = [match.start() for match in re.finditer(re.escape(json.dumps(name, ensure_ascii=False)) + r"\s*:", text)]
+        pattern = re.escape(json.dumps(name, ensure_ascii=False)) + r"\s*:"
+        keys = [match.start() for match in itertools.islice(re.finditer(pattern, text), _FEW_PLACES + 1)]
+        if len(keys) > _FEW_PLACES:
+            return None
         places = [(at, path_at(text, at)) for at in keys]
         members: dict[Path, list[int]] = {}
         for at, place in places:
@@ -348,7 +393,10 @@ def _place(text: str, noted: _Noted) -> list[Finding] | None:
     for token in sorted(noted.constants | noted.numbers):
         pattern = re.escape(token) + r"(?![0-9A-Za-z.])"
         found = False
-        for match in re.finditer(r"(?<![0-9A-Za-z.+\-])" + pattern, text):
+        matches = itertools.islice(re.finditer(r"(?<![0-9A-Za-z.+\-])" + pattern, text), _FEW_PLACES + 1)
+        for seen, match in enumerate(matches):
+            if seen == _FEW_PLACES:
+                return None
             place = path_at(text, match.start())
             if place is None or place[1] != "value":
                 continue  # the same characters inside a string
@@ -358,6 +406,9 @@ def _place(text: str, noted: _Noted) -> list[Finding] | None:
         if not found:
             return None
     return findings
+
+
+_FEW_PLACES = 16
 
 
 def _number_finding(token: str, pointer: str, line: int, column: int) -> list[Finding]:
@@ -446,7 +497,7 @@ def _strict_scan(text: str, max_depth: int) -> Iterator[Finding]:
     with its exact position.
     """
     lines = Lines(text)
-    # One frame per open container: (path, seen member names -> key offset, expecting a key, index).
+    # One frame per open container: (path, seen member names -> line of the name, expecting a key, index).
     frames: list[list[Any]] = []
     path: list[str] = []
     pending_key: str | None = None
@@ -505,7 +556,7 @@ def _strict_scan(text: str, max_depth: int) -> Iterator[Finding]:
                 key_offset = match.start(5)
                 seen = frame[1]
                 if value in seen:
-                    first_line, _ = lines.position(seen[value])
+                    first_line = seen[value]
                     line, column = lines.position(key_offset)
                     yield Finding(
                         to_pointer([*path, value]),
@@ -515,7 +566,7 @@ def _strict_scan(text: str, max_depth: int) -> Iterator[Finding]:
                         column=column,
                     )
                 else:
-                    seen[value] = key_offset
+                    seen[value] = lines.position(key_offset)[0]
                 frame[2] = False
                 pending_key = value
             else:

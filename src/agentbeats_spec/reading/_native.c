@@ -31,7 +31,7 @@ enum {
 };
 
 /* Deeper than this is flagged whatever the limit: the exact reader (and the C stack here) decide. */
-#define NATIVE_MAX_DEPTH 256
+#define NATIVE_MAX_DEPTH 1024
 
 typedef struct {
     const unsigned char *start;
@@ -43,7 +43,8 @@ typedef struct {
     /* scratch buffer for strings with escapes */
     char *scratch;
     Py_ssize_t scratch_size;
-    /* container offsets: pairs (open, after close) */
+    /* container offsets: pairs (open, after close), kept in the bytes object returned (no copy at the end) */
+    PyObject *table_bytes;
     uint64_t *table;
     Py_ssize_t table_len;  /* in pairs */
     Py_ssize_t table_cap;
@@ -82,12 +83,13 @@ static Py_ssize_t table_open(Reader *r, Py_ssize_t offset) {
     if (!r->record) return 0;
     if (r->table_len == r->table_cap) {
         Py_ssize_t cap = r->table_cap ? r->table_cap * 2 : 64;
-        uint64_t *bigger = PyMem_Realloc(r->table, (size_t)cap * 2 * sizeof(uint64_t));
-        if (bigger == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        r->table = bigger;
+        Py_ssize_t bytes = cap * 2 * (Py_ssize_t)sizeof(uint64_t);
+        if (r->table_bytes == NULL)
+            r->table_bytes = PyBytes_FromStringAndSize(NULL, bytes);
+        else if (_PyBytes_Resize(&r->table_bytes, bytes) < 0)
+            r->table_bytes = NULL; /* released by _PyBytes_Resize */
+        if (r->table_bytes == NULL) return -1;
+        r->table = (uint64_t *)PyBytes_AS_STRING(r->table_bytes);
         r->table_cap = cap;
     }
     r->table[2 * r->table_len] = (uint64_t)offset;
@@ -473,7 +475,8 @@ static PyObject *read_value(Reader *r) {
 
 static void reader_free(Reader *r) {
     PyMem_Free(r->scratch);
-    PyMem_Free(r->table);
+    Py_CLEAR(r->table_bytes);
+    r->table = NULL;
 }
 
 /* read(raw, max_depth, offsets) -> (data, 0, table) for a clean document, (None, flag, None) otherwise. */
@@ -513,9 +516,14 @@ static PyObject *native_read(PyObject *module, PyObject *args) {
     if (r.flag != 0) {
         result = Py_BuildValue("(OiO)", Py_None, r.flag, Py_None);
     } else {
-        PyObject *table = record ? PyBytes_FromStringAndSize((const char *)r.table,
-                                                            r.table_len * 2 * (Py_ssize_t)sizeof(uint64_t))
-                                 : Py_NewRef(Py_None);
+        PyObject *table = Py_NewRef(Py_None);
+        if (record) { /* the table itself, cut to its length: the offsets are never copied */
+            Py_SETREF(table, r.table_bytes != NULL ? r.table_bytes : PyBytes_FromStringAndSize(NULL, 0));
+            r.table_bytes = NULL;
+            r.table = NULL;
+            if (table != NULL && _PyBytes_Resize(&table, r.table_len * 2 * (Py_ssize_t)sizeof(uint64_t)) < 0)
+                table = NULL;
+        }
         if (table != NULL) {
             result = Py_BuildValue("(OiO)", data, 0, table);
             Py_DECREF(table);
@@ -736,6 +744,122 @@ static PyObject *native_find(PyObject *module, PyObject *args) {
     }
     result = Py_NewRef(Py_None);
 out:
+    reader_free(&r);
+    PyBuffer_Release(&table_view);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* find_each(raw, table, start, wanted) -> [(key offset or -1, value offset) or None], one per wanted member of the
+ * container at start, in one walk over it: wanted holds distinct member names (str) for an object, strictly
+ * ascending indices (int) for an array. Placing the findings of N items of one array costs one pass, not N searches from
+ * its start; the walk stops at the last wanted member. */
+static PyObject *native_find_each(PyObject *module, PyObject *args) {
+    Py_buffer view, table_view;
+    Py_ssize_t start;
+    PyObject *wanted;
+    if (!PyArg_ParseTuple(args, "y*y*nO!", &view, &table_view, &start, &PyList_Type, &wanted)) return NULL;
+    PyObject *result = NULL, *names = NULL;
+    const unsigned char *base = view.buf;
+    const uint64_t *table = table_view.buf;
+    Py_ssize_t count = table_view.len / (Py_ssize_t)(2 * sizeof(uint64_t));
+    Py_ssize_t size = PyList_GET_SIZE(wanted);
+    uint64_t container_end;
+    Reader r;
+    memset(&r, 0, sizeof(r));
+    if (start < 0 || start >= view.len || (base[start] != '{' && base[start] != '[') ||
+        table_end(table, count, (uint64_t)start, &container_end) < 0 || container_end > (uint64_t)view.len) {
+        PyErr_SetString(PyExc_ValueError, "no container at this offset");
+        goto out;
+    }
+    int is_object = base[start] == '{';
+    result = PyList_New(size);
+    if (result == NULL) goto out;
+    for (Py_ssize_t i = 0; i < size; i++) PyList_SET_ITEM(result, i, Py_NewRef(Py_None));
+    Py_ssize_t next = 0, wanted_index = -1, left = size;
+    if (is_object) {
+        names = PyDict_New(); /* name -> its place in wanted */
+        if (names == NULL) goto fail;
+        for (Py_ssize_t i = 0; i < size; i++) {
+            PyObject *name = PyList_GET_ITEM(wanted, i);
+            if (!PyUnicode_Check(name)) {
+                PyErr_SetString(PyExc_TypeError, "an object's members are found by name");
+                goto fail;
+            }
+            PyObject *place = PyLong_FromSsize_t(i);
+            if (place == NULL || PyDict_SetItem(names, name, place) < 0) {
+                Py_XDECREF(place);
+                goto fail;
+            }
+            Py_DECREF(place);
+        }
+        left = PyDict_GET_SIZE(names);
+    } else if (size > 0) {
+        wanted_index = PyLong_AsSsize_t(PyList_GET_ITEM(wanted, 0));
+        if (wanted_index == -1 && PyErr_Occurred()) goto fail;
+    }
+    r.start = base;
+    r.end = base + container_end;
+    r.pos = base + start + 1;
+    for (Py_ssize_t index = 0; left > 0; index++) {
+        if (!to_next_member(&r)) break;
+        Py_ssize_t key_offset = -1, slot = -1;
+        if (is_object) {
+            key_offset = r.pos - base;
+            r.pos++;
+            PyObject *name = read_string(&r, 1);
+            if (name == NULL) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "not a valid document");
+                goto fail;
+            }
+            PyObject *place = PyDict_GetItemWithError(names, name);
+            Py_DECREF(name);
+            if (place == NULL && PyErr_Occurred()) goto fail;
+            if (place != NULL) {
+                slot = PyLong_AsSsize_t(place);
+                if (PyDict_DelItem(names, PyList_GET_ITEM(wanted, slot)) < 0) goto fail; /* found once */
+            }
+            skip_ws(&r);
+            r.pos++; /* the colon */
+            skip_ws(&r);
+            if (r.pos >= r.end) break;
+        } else if (index == wanted_index) {
+            slot = next++;
+            wanted_index = -1;
+            if (next < size) {
+                wanted_index = PyLong_AsSsize_t(PyList_GET_ITEM(wanted, next));
+                if (wanted_index == -1 && PyErr_Occurred()) goto fail;
+                if (wanted_index <= index) {
+                    PyErr_SetString(PyExc_ValueError, "indices must ascend");
+                    goto fail;
+                }
+            }
+        }
+        Py_ssize_t value_offset = r.pos - base;
+        if (slot >= 0) {
+            PyObject *pair = Py_BuildValue("(nn)", key_offset, value_offset);
+            if (pair == NULL) goto fail;
+            PyObject *none = PyList_GET_ITEM(result, slot);
+            PyList_SET_ITEM(result, slot, pair);
+            Py_DECREF(none);
+            left = is_object ? PyDict_GET_SIZE(names) : (wanted_index < 0 ? 0 : left);
+        }
+        uint64_t value_end;
+        if (*r.pos == '{' || *r.pos == '[') {
+            if (table_end(table, count, (uint64_t)value_offset, &value_end) < 0 || value_end > (uint64_t)view.len) {
+                PyErr_SetString(PyExc_ValueError, "offsets table does not match the document");
+                goto fail;
+            }
+            r.pos = base + value_end;
+        } else {
+            r.pos = skip_scalar(r.pos, r.end);
+        }
+    }
+    goto out;
+fail:
+    Py_CLEAR(result);
+out:
+    Py_XDECREF(names);
     reader_free(&r);
     PyBuffer_Release(&table_view);
     PyBuffer_Release(&view);
@@ -980,6 +1104,9 @@ static PyMethodDef methods[] = {
      "members(raw, table, start) -> [(name or None, key offset or -1, value offset)] of a container."},
     {"find", native_find, METH_VARARGS,
      "find(raw, table, start, key) -> (key offset or -1, value offset) of one member, or None."},
+    {"find_each", native_find_each, METH_VARARGS,
+     "find_each(raw, table, start, wanted) -> [(key offset or -1, value offset) or None] of many members, in one "
+     "walk: names for an object, ascending indices for an array."},
     {"line_columns", native_line_columns, METH_VARARGS,
      "line_columns(raw, offsets) -> [(line, column)] for ascending byte offsets; columns count characters."},
     {"steps_to_judge", native_steps_to_judge, METH_O,

@@ -38,28 +38,43 @@ def read(raw: bytes, max_depth: int) -> tuple[Any, bytes] | None:
 
 
 def locate(raw: bytes, table: bytes, paths: Iterable[Path]) -> dict[Path, tuple[int | None, int]]:
-    """Byte offsets of the key (None for array items and the root) and value of each path, as ``_json.locate``."""
+    """Byte offsets of the key (None for array items and the root) and value of each path, as ``_json.locate``.
+
+    Level by level, each container on the way to a wanted path is walked once for all its wanted members
+    (``find_each``): the findings of N items of one array are placed in one pass over it, never by N searches
+    from its start.
+    """
     assert _native is not None
-    prefixes = sorted({path[:i] for path in paths for i in range(len(path) + 1)}, key=len)
     root = _LEADING_WHITESPACE.match(raw).end()  # type: ignore[union-attr]  # it matches the empty string
     found: dict[Path, tuple[int | None, int]] = {(): (None, root)}
-    for path in prefixes[1:]:  # parents before children
-        parent = found.get(path[:-1])
-        if parent is None:
-            continue
-        start = parent[1]
-        opening = raw[start]
-        token = path[-1]
-        if opening == _OBJECT:
-            place = _native.find(raw, table, start, token)
-        elif opening == _ARRAY and token.isascii() and token.isdigit() and str(int(token)) == token:
-            place = _native.find(raw, table, start, int(token))
-        else:
-            continue
-        if place is not None:
-            key, value = place
-            found[path] = (None if key < 0 else key, value)
+    by_depth: dict[int, set[Path]] = {}
+    for path in paths:
+        for cut in range(1, len(path) + 1):
+            by_depth.setdefault(cut, set()).add(path[:cut])
+    for depth in sorted(by_depth):  # parents before children
+        children: dict[Path, list[str]] = {}
+        for path in by_depth[depth]:
+            if path[:-1] in found:
+                children.setdefault(path[:-1], []).append(path[-1])
+        for parent, tokens in children.items():
+            start = found[parent][1]
+            opening = raw[start]
+            if opening == _OBJECT:
+                wanted: list[Any] = tokens
+            elif opening == _ARRAY:
+                wanted = sorted({int(token) for token in tokens if _is_index(token)})
+            else:
+                continue
+            for token, place in zip(wanted, _native.find_each(raw, table, start, wanted), strict=True):
+                if place is not None:
+                    key, value = place
+                    child: Path = (*parent, str(token))
+                    found[child] = (None if key < 0 else key, value)
     return found
+
+
+def _is_index(token: str) -> bool:
+    return token.isascii() and token.isdigit() and str(int(token)) == token
 
 
 def line_columns(raw: bytes, offsets: Iterable[int]) -> dict[int, tuple[int, int]]:

@@ -28,6 +28,7 @@ import attrs
 from .._issues import InvalidDocument, SpecError, UnconvertibleAttempt, WriteError
 from .._text import printable, quote
 from ..layouts import agentcompass as layout
+from ..reading._bounded import read_file
 from ..records._states import STATES
 from ..walk._fs import is_file, is_folder
 from ..writing._atomic import LINK_REASON, Folder, copy_file
@@ -159,7 +160,7 @@ def _member(index: Path, name: str) -> str | None:
     import json
 
     try:
-        data = json.loads(index.read_bytes())
+        data = json.loads(read_file(index))
     except (OSError, ValueError):
         return None
     value = data.get(name) if isinstance(data, dict) else None

@@ -28,6 +28,7 @@ import attrs
 from .._issues import Fact, Issue
 from .._version import __version__
 from ..checking._collect import Part
+from ..reading._bounded import read_file
 
 # An entry whose mtime or ctime is this recent may still change within its timestamp's granularity.
 RACY_NANOSECONDS = 3 * 1_000_000_000
@@ -152,8 +153,7 @@ class VerdictCache:
 
     def get(self, key: str) -> Part | None:
         try:
-            with open(self._path(key), "rb") as stream:
-                stored = json.loads(stream.read())
+            stored = json.loads(read_file(self._path(key)))  # a FIFO or a link planted as an entry is a miss
             part = Part(
                 tuple(Issue(**fields) for fields in stored["issues"]),
                 int(stored["checked"]),

@@ -1,0 +1,161 @@
+"""Checking a file costs time linear in its size whatever it holds: counted, not timed.
+
+N findings in one array are placed in one walk over it, never by N searches from its start; findings past
+``--max-issues`` are counted and never placed; schema validation stops looking one error past the limit; a JSON
+Lines file keeps no line's record or issues past the limit.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentbeats_spec import Limits, validate
+from agentbeats_spec.checking import _schemas
+from agentbeats_spec.reading import _documents, _json, _nativejson
+
+from ..conftest import VALID
+
+
+def empty_steps(count: int) -> bytes:
+    return b'{"schema_version": "ACTF_v1.0", "steps": [' + b",".join([b"{}"] * count) + b"]}"
+
+
+def placed(path: Path, monkeypatch: pytest.MonkeyPatch, **limits: Any) -> tuple[list[str], Counter[str]]:
+    """The codes found in ``path``, and how often each placing step ran."""
+    counts: Counter[str] = Counter()
+    positions = _documents.Document.positions
+
+    def counted_positions(self: Any, requests: Any) -> Any:
+        requests = list(requests)
+        counts["placed"] += len(requests)
+        return positions(self, requests)
+
+    monkeypatch.setattr(_documents.Document, "positions", counted_positions)
+    if _nativejson._native is not None:
+        native = _nativejson._native
+
+        class Counting:
+            def __getattr__(self, name: str) -> Any:
+                counts[name] += 1
+                return getattr(native, name)
+
+        monkeypatch.setattr(_nativejson, "_native", Counting())
+    finding = _schemas._finding
+
+    def counted_finding(*arguments: Any) -> Any:
+        counts["schema errors"] += 1
+        return finding(*arguments)
+
+    monkeypatch.setattr(_schemas, "_finding", counted_finding)
+    found = [issue.code for issue in validate(path, limits=Limits(**limits))]
+    return found, counts
+
+
+@pytest.mark.parametrize("steps", [100, 2_000])
+def test_findings_past_the_limit_are_never_placed_nor_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, steps: int
+) -> None:
+    path = tmp_path / "t.actf.json"
+    path.write_bytes(empty_steps(steps))
+    found, counts = placed(path, monkeypatch, max_issues=10)
+    assert Counter(found) == {"schema.required": 10, "io.issues-truncated": 1}
+    # The same work for 100 steps as for 2,000: ten findings and the one that shows there are more.
+    assert counts["schema errors"] == 11
+    assert counts["placed"] == 10
+
+
+@pytest.mark.skipif(not _nativejson.available, reason="the native reader is not built")
+@pytest.mark.parametrize("steps", [10, 1_000])
+def test_the_findings_of_one_array_are_placed_in_one_walk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, steps: int
+) -> None:
+    path = tmp_path / "t.actf.json"
+    path.write_bytes(empty_steps(steps))
+    found, counts = placed(path, monkeypatch, max_issues=10_000)
+    assert Counter(found) == {"schema.required": steps}
+    # One walk of the root (for "steps") and one of the array for all its items; never a search per finding.
+    assert (counts["find_each"], counts["find"], counts["placed"]) == (2, 0, steps)
+
+
+def test_the_exact_locator_walks_an_array_once_for_all_its_items(monkeypatch: pytest.MonkeyPatch) -> None:
+    skipped: Counter[int] = Counter()
+    skip = _json._skip_value
+
+    def counted(text: str, pos: int) -> int:
+        skipped[len(text)] += 1
+        return skip(text, pos)
+
+    monkeypatch.setattr(_json, "_skip_value", counted)
+    for count in (10, 1_000):
+        text = empty_steps(count).decode()
+        wanted = {("steps", str(index)) for index in range(0, count, 2)}
+        located = _json.locate(text, wanted)
+        assert set(located) >= wanted
+        # Every other item is wanted; the others, and the one member before "steps", are skipped once each.
+        assert skipped[len(text)] == count // 2 + 1
+
+
+def test_many_duplicate_members_are_placed_in_one_scan() -> None:
+    text = "{" + ",\n".join(f'"a": {index}' for index in range(40)) + "}"
+    _, findings = _json.parse(text)
+    first_line = "(first at line 1)"
+    assert [(f.code, f.line, f.column) for f in findings] == [("json.duplicate-key", n, 1) for n in range(2, 41)]
+    assert all(first_line in f.message for f in findings)
+
+
+def test_json_lines_past_the_limit_are_judged_and_counted_not_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record = json.loads((VALID / "agentcompass-run" / "progress.jsonl").read_text().splitlines()[0])
+    path = tmp_path / "progress.jsonl"
+    path.write_text("".join(json.dumps({**record, "status": 5}) + "\n" for _ in range(500)))
+    found, counts = placed(path, monkeypatch, max_issues=10)
+    assert Counter(found) == {"schema.type": 10, "io.issues-truncated": 1}
+    # Only the lines before the limit are reported (their errors built); the others are judged by a verdict.
+    assert counts["schema errors"] == 10
+    (truncated,) = [i.message for i in validate(path, limits=Limits(max_issues=10)) if i.code == "io.issues-truncated"]
+    expected = "at least 490 more issue(s) in this file are not shown: the check stops looking past the limit"
+    assert truncated == f"{expected} (see --max-issues)"
+
+
+def test_the_text_report_reads_a_files_source_lines_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A thousand issues on one long line show that line a thousand times, and read it once."""
+    import io
+
+    from agentbeats_spec import _reporters
+    from agentbeats_spec.layouts import check_paths
+
+    path = tmp_path / "t.actf.json"
+    path.write_bytes(empty_steps(3_000))
+    opened: list[str] = []
+    opener = _reporters.open_regular
+
+    def counted(file: str) -> Any:
+        opened.append(file)
+        return opener(file)
+
+    monkeypatch.setattr(_reporters, "open_regular", counted)
+    out = io.StringIO()
+    _reporters.text(check_paths([path]), out)
+    assert out.getvalue().count("\n    1 | ") == 1_000
+    assert opened == [str(path)]
+
+
+def test_the_readers_findings_past_the_limit_are_counted_not_kept(tmp_path: Path) -> None:
+    """A million NaNs would be a million findings: the exact reader keeps --max-issues of them and counts the rest."""
+    path = tmp_path / "t.actf.json"
+    path.write_text('{"schema_version": "ACTF_v1.0", "steps": [], "x": [' + ", ".join(["NaN"] * 5_000) + "]}")
+    from agentbeats_spec._settings import Settings, applied
+
+    with applied(Settings(Limits(max_issues=10))):
+        document = _documents.read(path.read_bytes(), "json")
+    assert (len(document.findings), document.unkept, document.unkept_errors) == (10, 4_990, {"json.non-finite"})
+    found = validate(path, limits=Limits(max_issues=10))
+    assert Counter(issue.code for issue in found) == {"json.non-finite": 10, "io.issues-truncated": 1}
+    (truncated,) = [issue.message for issue in found if issue.code == "io.issues-truncated"]
+    assert truncated == "4990 more issue(s) in this file are not shown (see --max-issues)"
