@@ -7,12 +7,15 @@ Exit codes: 0 nothing wrong, 1 an error (or, with ``--strict``, a warning) was f
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import io
 import json
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -240,7 +243,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(errors="backslashreplace")
     arguments = _parser().parse_args(argv)
     try:
-        with applied(current().with_limits(_limits(arguments) if hasattr(arguments, "max_depth") else None)):
+        with _stopping_on_signals(), applied(
+            current().with_limits(_limits(arguments) if hasattr(arguments, "max_depth") else None)
+        ):
             status = _run(arguments)
         sys.stdout.flush()  # a full disk or a closed pipe shows here at the latest, while it can still be told
         return status
@@ -256,9 +261,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _discard_stdout()
         print(f"agentbeats-spec: error: cannot write standard output: {error.strerror or error}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as error:  # Ctrl-C, SIGTERM or SIGHUP: workers and clusters are stopped on the way
         print("agentbeats-spec: interrupted", file=sys.stderr)
-        return 130
+        return 128 + (error.signum if isinstance(error, Stopped) else signal.SIGINT)
     except CheckFailed as error:  # a bug met on one file: name it, so that it can be reported with the file
         print(
             f"agentbeats-spec: internal error while checking {error.file} ({error.detail}); please report it "
@@ -273,6 +278,49 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised in the main thread so that the run ends as it does on Ctrl-C: every ``finally``
+    runs, worker processes and a local Dask cluster are stopped and their scratch folders removed."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+# The signals that end a run as Ctrl-C does (SIGHUP: the terminal went away); Windows has no SIGHUP.
+STOPPING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def _stopping_on_signals() -> Iterator[None]:
+    """While the command runs, SIGTERM and SIGHUP raise :class:`Stopped`; a signal the caller ignores (``nohup``)
+    stays ignored. Only the first one stops the run: the ones that follow would cut the cleanup short."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    owner = os.getpid()
+    stopping = False
+
+    def stop(signum: int, frame: object) -> None:
+        nonlocal stopping
+        if os.getpid() != owner:  # a forked worker that has not set its own handlers yet: die as it would
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        if not stopping:
+            stopping = True
+            raise Stopped(signum)
+
+    previous = {
+        signum: signal.signal(signum, stop) for signum in STOPPING if signal.getsignal(signum) is not signal.SIG_IGN
+    }
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _discard_stdout() -> None:

@@ -278,8 +278,17 @@ def check_on_cluster(
         if scheduler == "local":
             import logging
 
+            # The workers' scratch space is a folder of this call, removed with it however the call ends (an
+            # interrupt, SIGTERM or SIGHUP close the cluster on the way out); the scheduler's HTTP server takes a
+            # free port, never warning that another cluster has 8787.
+            import dask
+
+            stack.callback(_ending_tracker())
+            scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="agentbeats-spec-dask-"))
+            stack.enter_context(dask.config.set({"temporary-directory": scratch}))
             cluster = stack.enter_context(
                 LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                             scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                              silence_logs=logging.ERROR)
             )  # fmt: skip
             client = stack.enter_context(Client(cluster, set_as_default=False))
@@ -291,6 +300,21 @@ def check_on_cluster(
                 raise SpecError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
         _require_workers(client)
         return check_with_dask(urls, client=client, kind=kind, follow_symlinks=follow_symlinks, progress=progress)
+
+
+def _ending_tracker() -> Any:
+    """What ends multiprocessing's resource tracker, if the local cluster is what starts it: once the cluster has
+    closed it tracks nothing, and it would otherwise outlive the call until it notices this process has gone."""
+    from multiprocessing import resource_tracker
+
+    tracker: Any = resource_tracker._resource_tracker
+    running = getattr(tracker, "_pid", None) is not None
+
+    def end() -> None:
+        if not running and getattr(tracker, "_pid", None) is not None and hasattr(tracker, "_stop"):
+            tracker._stop()
+
+    return end
 
 
 def _require_workers(client: Any) -> None:
