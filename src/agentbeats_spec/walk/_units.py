@@ -312,8 +312,11 @@ def _worker_signals() -> None:
 def _stop(pool: Any) -> None:
     """End the pool's workers now, busy or not, and wait for them: no process outlives the run."""
     processes = list((pool._processes or {}).values())
+    manager = pool._executor_manager_thread
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         process.terminate()
     for process in processes:
         process.join()
+    if manager is not None:  # it sees the workers gone and closes its pipes: none is left for exit to write to
+        manager.join(timeout=30)
