@@ -52,6 +52,24 @@ if __name__ == "__main__":  # the cluster's processes are spawned: they import t
     sys.exit(main(sys.argv[1:]))
 """
 
+# The signal comes while the cluster is starting (a cluster half started cannot be closed).
+STARTING_HOOK = """
+import sys
+
+if __name__ == "__main__":
+    import distributed
+    from agentbeats_spec.cli import main
+
+    start = distributed.LocalCluster.__init__
+
+    def starting(self, *arguments, **options):
+        print("unit started", file=sys.stderr, flush=True)
+        start(self, *arguments, **options)
+
+    distributed.LocalCluster.__init__ = starting
+    sys.exit(main(sys.argv[1:]))
+"""
+
 
 def stopped(tmp_path: Path, hook: str, options: list[str], signum: int) -> tuple[int, str, dict[int, str]]:
     """Exit status and stderr of the command stopped by ``signum`` once its work started, and its processes."""
@@ -80,6 +98,19 @@ def stopped(tmp_path: Path, hook: str, options: list[str], signum: int) -> tuple
     return status, rest, children
 
 
+def leftovers(tmp_path: Path) -> list[str]:
+    """Every process still running that the command started, however far below it: they carry its TMPDIR."""
+    scratch = str(tmp_path / "tmp")
+    found = []
+    for process in psutil.process_iter():
+        try:
+            if process.environ().get("TMPDIR") == scratch and process.status() != psutil.STATUS_ZOMBIE:
+                found.append(" ".join(process.cmdline()))
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            pass
+    return found
+
+
 def alive(children: dict[int, str]) -> list[str]:
     found = []
     for pid, command in children.items():
@@ -96,15 +127,22 @@ def test_a_signal_ends_the_worker_processes_of_jobs(tmp_path: Path, signum: int,
     code, stderr, children = stopped(tmp_path, POOL_HOOK, ["--jobs", "2"], signum)
     assert (code, stderr) == (status, "agentbeats-spec: interrupted\n")
     assert len(children) == 2  # both workers had started
-    assert alive(children) == []
+    assert alive(children) == [] and leftovers(tmp_path) == []
     assert list((tmp_path / "tmp").iterdir()) == []
 
 
-@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
-def test_a_signal_closes_the_local_dask_cluster_and_its_scratch_space(tmp_path: Path, signum: int, status: int) -> None:
+@pytest.mark.parametrize(
+    ("hook", "signum", "status"),
+    [(DASK_HOOK, signal.SIGTERM, 143), (DASK_HOOK, signal.SIGHUP, 129), (STARTING_HOOK, signal.SIGTERM, 143)],
+    ids=["running-SIGTERM", "running-SIGHUP", "starting-SIGTERM"],
+)
+def test_a_signal_closes_the_local_dask_cluster_and_its_scratch_space(
+    tmp_path: Path, hook: str, signum: int, status: int
+) -> None:
     pytest.importorskip("distributed")
-    code, stderr, children = stopped(tmp_path, DASK_HOOK, ["--dask", "local", "--jobs", "2"], signum)
+    code, stderr, children = stopped(tmp_path, hook, ["--dask", "local", "--jobs", "2"], signum)
     assert (code, stderr) == (status, "agentbeats-spec: interrupted\n")  # no resource-tracker warning
-    assert len(children) >= 2  # the nannies and their workers
-    assert alive(children) == []
+    if hook == DASK_HOOK:
+        assert len(children) >= 2  # the nannies and their workers
+    assert alive(children) == [] and leftovers(tmp_path) == []
     assert list((tmp_path / "tmp").iterdir()) == []  # no dask-scratch-space
