@@ -349,3 +349,31 @@ def test_an_entry_moved_to_another_key_is_a_miss(broken_run: Path, tmp_path: Pat
     probe = VerdictCache(cache, "any")
     assert probe.get(without.parent.name + without.stem) is None
     assert probe.get(with_issues.parent.name + with_issues.stem) is not None
+
+
+def test_a_shard_folder_others_may_write_is_not_used(
+    run: Path, tmp_path: Path, later: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cache = tmp_path / "cache"
+    validate_json(run, cache)
+    entry = entries(cache)[0]
+    entry.parent.chmod(0o775)
+    capsys.readouterr()
+    probe = VerdictCache(cache, "options")
+    assert probe.get(entry.parent.name + entry.stem) is None
+    assert f"the cache folder {entry.parent} may be written by others (mode 0775)" in capsys.readouterr().err
+
+
+def test_an_entry_that_is_a_link_is_never_followed(run: Path, tmp_path: Path, later: None) -> None:
+    cache = tmp_path / "cache"
+    validate_json(run, cache)
+    entry = entries(cache)[0]
+    elsewhere = tmp_path / "elsewhere.json"
+    entry.rename(elsewhere)
+    entry.symlink_to(elsewhere)  # the very entry, only behind a link
+    said: list[str] = []
+    probe = VerdictCache(cache, "options", warn=said.append)
+    assert probe.get(entry.parent.name + entry.stem) is None and said == []
+    entry.unlink()
+    elsewhere.rename(entry)  # the same bytes in place: a hit
+    assert VerdictCache(cache, "options").get(entry.parent.name + entry.stem) is not None
