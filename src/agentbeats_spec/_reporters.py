@@ -13,7 +13,7 @@ from urllib.parse import quote as quote_uri
 
 from ._codes import CODES
 from ._issues import Issue
-from ._text import printable
+from ._text import json_text, printable
 from ._version import __version__
 from .checking._collect import Report
 from .reading._bounded import open_regular
@@ -219,8 +219,7 @@ def json_report(report: Report, out: TextIO, *, strict: bool = False) -> None:
         "checked": report.checked,
         "issues": [_printable_dict(issue) for issue in report.issues],
     }
-    json.dump(document, out, ensure_ascii=False, indent=2)
-    out.write("\n")
+    out.write(json_text(json.dumps(document, ensure_ascii=False, indent=2)) + "\n")
 
 
 def _printable_dict(issue: Issue) -> dict[str, str | int | None]:
@@ -313,8 +312,7 @@ def sarif(report: Report, out: TextIO, *, base: Path | None = None) -> None:
             }
         ],
     }
-    json.dump(document, out, ensure_ascii=False, indent=2)
-    out.write("\n")
+    out.write(json_text(json.dumps(document, ensure_ascii=False, indent=2)) + "\n")
 
 
 def _uri(file: str | None, base: Path | None) -> str:

@@ -102,19 +102,38 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
 
 
 # Characters no output may carry as they are: surrogates have no UTF-8 form (they come from a file name that is
-# not UTF-8, or from a lone \uD800 escape in a document); control characters would break a line-per-issue format
-# or drive the terminal.
+# not UTF-8, or from a lone \uD800 escape in a document); control characters (C0, DEL, C1) would break a
+# line-per-issue format or drive the terminal; the line and paragraph separators end a line for many readers; and
+# the bidirectional controls (embeddings, overrides, isolates, marks) reorder what a terminal or a web page shows,
+# so that a name can read as something it is not.
+# JSON escapes the first range itself and leaves the second raw.
+_HOSTILE_C0 = "\x00-\x1f"
+_HOSTILE_OTHERS = "\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
 _SURROGATES = re.compile("[\ud800-\udfff]")
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_UNPRINTABLE = re.compile(f"[{_HOSTILE_C0}{_HOSTILE_OTHERS}\ud800-\udfff]")
+_RAW_IN_JSON = re.compile(f"[{_HOSTILE_OTHERS}]")
 
 
 def printable(text: str, *, controls: bool = False) -> str:
-    """The text with every surrogate (and, with ``controls``, every control character) written as an escape.
+    """The one escaping of every path and value an output shows.
 
-    A byte of a file name that is not UTF-8 (which Python holds as a surrogate from U+DC80 to U+DCFF) becomes
-    ``\\xHH`` with the byte's value; any other surrogate ``\\uHHHH``; a control character ``\\xHH``.
+    Every surrogate is written as an escape (a byte of a file name that is not UTF-8, which Python holds as a
+    surrogate from U+DC80 to U+DCFF, becomes ``\\xHH`` with the byte's value; any other surrogate ``\\uHHHH``).
+    With ``controls`` (text, GitHub output, messages on stderr), so is every hostile character: a control
+    character as ``\\xHH``, a separator or bidirectional control as ``\\uHHHH``. JSON output takes the text
+    without ``controls`` and passes its serialized form through :func:`json_text`.
     """
     return (_UNPRINTABLE if controls else _SURROGATES).sub(_escape, text)
+
+
+def json_text(dumped: str) -> str:
+    """Serialized JSON with every hostile character JSON leaves raw (C1 controls, separators, bidirectional
+    controls) written as a ``\\uHHHH`` escape: the same values, and no byte that drives a terminal."""
+    return _RAW_IN_JSON.sub(_json_escape, dumped)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 def _escape(match: re.Match[str]) -> str:

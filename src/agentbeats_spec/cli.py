@@ -7,12 +7,15 @@ Exit codes: 0 nothing wrong, 1 an error (or, with ``--strict``, a warning) was f
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import io
 import json
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,7 @@ from . import _reporters
 from ._api import kinds, schema
 from ._issues import SpecError
 from ._settings import GIB, AllowList, Limits, Settings, applied, current
+from ._text import printable
 from ._version import __version__
 from .checking._bundle import bundle
 from .checking._collect import CheckFailed, Report
@@ -34,8 +38,20 @@ EXIT_VALID, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 ALLOW_LIST = Path("agentbeats-secrets.allow")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its usage errors escaped: an unknown argument may be a file name holding anything."""
+
+    def error(self, message: str) -> Any:
+        super().error(shown(message))
+
+
+def shown(text: object) -> str:
+    """A path, a value or a message as stderr may show it (the one escaping, ``_text.printable``)."""
+    return printable(str(text), controls=True)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="agentbeats-spec",
         description="Validate the files that agent assessments produce (ABV3, ABB, AgentCompass, ACTF).",
         epilog="Exit codes: 0 valid, 1 an error was found, 2 a usage problem, 3 an internal error.",
@@ -256,12 +272,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(errors="backslashreplace")
     arguments = _parser().parse_args(argv)
     try:
-        with applied(current().with_limits(_limits(arguments) if hasattr(arguments, "max_depth") else None)):
+        with _stopping_on_signals(), applied(
+            current().with_limits(_limits(arguments) if hasattr(arguments, "max_depth") else None)
+        ):
             status = _run(arguments)
         sys.stdout.flush()  # a full disk or a closed pipe shows here at the latest, while it can still be told
         return status
     except SpecError as error:
-        print(f"agentbeats-spec: error: {error}", file=sys.stderr)
+        print(f"agentbeats-spec: error: {shown(error)}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
         _discard_stdout()
@@ -270,25 +288,69 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not _is_stdout_error(error):
             raise
         _discard_stdout()
-        print(f"agentbeats-spec: error: cannot write standard output: {error.strerror or error}", file=sys.stderr)
+        reason = shown(error.strerror or error)
+        print(f"agentbeats-spec: error: cannot write standard output: {reason}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as error:  # Ctrl-C, SIGTERM or SIGHUP: workers and clusters are stopped on the way
         print("agentbeats-spec: interrupted", file=sys.stderr)
-        return 130
+        return 128 + (error.signum if isinstance(error, Stopped) else signal.SIGINT)
     except CheckFailed as error:  # a bug met on one file: name it, so that it can be reported with the file
         print(
-            f"agentbeats-spec: internal error while checking {error.file} ({error.detail}); please report it "
-            "with the command line and, if you can, that file",
+            f"agentbeats-spec: internal error while checking {shown(error.file)} ({shown(error.detail)}); please "
+            "report it with the command line and, if you can, that file",
             file=sys.stderr,
         )
         return EXIT_INTERNAL
     except Exception as error:  # a bug: say so in one line, never with a traceback
         print(
-            f"agentbeats-spec: internal error ({type(error).__name__}: {error}); please report it with the "
+            f"agentbeats-spec: internal error ({type(error).__name__}: {shown(error)}); please report it with the "
             "command line and, if you can, the file that caused it",
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised in the main thread so that the run ends as it does on Ctrl-C: every ``finally``
+    runs, worker processes and a local Dask cluster are stopped and their scratch folders removed."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+# The signals that end a run as Ctrl-C does (SIGHUP: the terminal went away); Windows has no SIGHUP.
+STOPPING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def _stopping_on_signals() -> Iterator[None]:
+    """While the command runs, SIGTERM and SIGHUP raise :class:`Stopped`; a signal the caller ignores (``nohup``)
+    stays ignored. Only the first one stops the run: the ones that follow would cut the cleanup short."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    owner = os.getpid()
+    stopping = False
+
+    def stop(signum: int, frame: object) -> None:
+        nonlocal stopping
+        if os.getpid() != owner:  # a forked worker that has not set its own handlers yet: die as it would
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        if not stopping:
+            stopping = True
+            raise Stopped(signum)
+
+    previous = {
+        signum: signal.signal(signum, stop) for signum in STOPPING if signal.getsignal(signum) is not signal.SIG_IGN
+    }
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _discard_stdout() -> None:
@@ -328,7 +390,7 @@ def _run(arguments: argparse.Namespace) -> int:
 def _missing(paths: Sequence[Path]) -> bool:
     missing = [str(path) for path in paths if not path.exists() and not path.is_symlink()]
     if missing:
-        print(f"agentbeats-spec: error: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+        print(f"agentbeats-spec: error: no such file or folder: {shown(', '.join(missing))}", file=sys.stderr)
     return bool(missing)
 
 
@@ -337,7 +399,10 @@ def _validate(arguments: argparse.Namespace) -> int:
         return _validate_on_dask(arguments)
     urls = [path for path in arguments.paths if isinstance(path, str)]
     if urls:
-        print(f"agentbeats-spec: error: reading {urls[0]} needs --dask (a URL is read through fsspec)", file=sys.stderr)
+        print(
+            f"agentbeats-spec: error: reading {shown(urls[0])} needs --dask (a URL is read through fsspec)",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     if _missing(arguments.paths):
         return EXIT_USAGE
@@ -367,7 +432,7 @@ def _nothing_found(report: Report, arguments: argparse.Namespace, status: int) -
     if not report.empty or arguments.allow_empty:
         return status
     for folder in report.empty:
-        print(f"agentbeats-spec: error: no artifact found under {folder} (see --allow-empty)", file=sys.stderr)
+        print(f"agentbeats-spec: error: no artifact found under {shown(folder)} (see --allow-empty)", file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -396,7 +461,7 @@ def _cache(arguments: argparse.Namespace, settings: Settings) -> Any:
     if cache.inside(folder, arguments.paths):
         if arguments.cache is None:
             return None  # the default folder is part of what is checked: run without a cache
-        print(f"agentbeats-spec: error: the cache folder {folder} is inside a checked folder", file=sys.stderr)
+        print(f"agentbeats-spec: error: the cache folder {shown(folder)} is inside a checked folder", file=sys.stderr)
         return False
     options = {
         "kind": arguments.kind,
@@ -482,7 +547,7 @@ def _redact(arguments: argparse.Namespace) -> int:
 
     content, note, kept = _redact.redact_file(path, raw, _allow_list(arguments.allow_list))
     if note is not None:
-        print(f"agentbeats-spec: warning: {note}", file=sys.stderr)
+        print(f"agentbeats-spec: warning: {shown(note)}", file=sys.stderr)
     if arguments.in_place or arguments.output:
         if arguments.in_place and path.is_symlink():  # the link would be replaced, the file it names left as it was
             raise SpecError(
@@ -508,7 +573,7 @@ def _redact(arguments: argparse.Namespace) -> int:
 def _check_l1(arguments: argparse.Namespace) -> int:
     repository: Path = arguments.repository
     if not repository.is_dir():
-        print(f"agentbeats-spec: error: no such folder: {repository}", file=sys.stderr)
+        print(f"agentbeats-spec: error: no such folder: {shown(repository)}", file=sys.stderr)
         return EXIT_USAGE
     report = check_repository(repository)
     if arguments.format == "text":  # the summary per check is for people; the other formats are validate's

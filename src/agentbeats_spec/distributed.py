@@ -19,7 +19,7 @@ import math
 import os
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path, PurePath, PurePosixPath
 from typing import Any
 
@@ -283,10 +283,20 @@ def check_on_cluster(
         if scheduler == "local":
             import logging
 
-            cluster = stack.enter_context(
-                LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                             silence_logs=logging.ERROR)
-            )  # fmt: skip
+            # The workers' scratch space is a folder of this call, removed with it however the call ends (an
+            # interrupt, SIGTERM or SIGHUP close the cluster on the way out); the scheduler's HTTP server takes a
+            # free port, never warning that another cluster has 8787.
+            import dask
+
+            stack.callback(_ending_tracker())
+            scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="agentbeats-spec-dask-"))
+            stack.enter_context(dask.config.set({"temporary-directory": scratch}))
+            with _signals_held():  # a cluster half started cannot be closed: a signal waits until it is up
+                cluster = stack.enter_context(
+                    LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                                 scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                                 silence_logs=logging.ERROR)
+                )  # fmt: skip
             client = stack.enter_context(Client(cluster, set_as_default=False))
         else:
             try:
@@ -296,6 +306,43 @@ def check_on_cluster(
                 raise SpecError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
         _require_workers(client)
         return check_with_dask(urls, client=client, kind=kind, follow_symlinks=follow_symlinks, progress=progress)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP recorded while the block runs, then delivered to their own handlers."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    names = ("SIGINT", "SIGTERM", "SIGHUP")
+    numbers = [getattr(signal, name) for name in names if hasattr(signal, name)]
+    previous = {number: signal.signal(number, lambda number, frame: held.append(number)) for number in numbers}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        if held:
+            signal.raise_signal(held[0])
+
+
+def _ending_tracker() -> Any:
+    """What ends multiprocessing's resource tracker, if the local cluster is what starts it: once the cluster has
+    closed it tracks nothing, and it would otherwise outlive the call until it notices this process has gone."""
+    from multiprocessing import resource_tracker
+
+    tracker: Any = resource_tracker._resource_tracker
+    running = getattr(tracker, "_pid", None) is not None
+
+    def end() -> None:
+        if not running and getattr(tracker, "_pid", None) is not None and hasattr(tracker, "_stop"):
+            tracker._stop()
+
+    return end
 
 
 def _require_workers(client: Any) -> None:

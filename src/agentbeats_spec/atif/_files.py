@@ -15,6 +15,7 @@ from typing import Any, TextIO
 import attrs
 
 from .._issues import InvalidDocument, Issue, SpecError, WriteError
+from .._text import json_text, printable
 from ..checking import _examine, _kinds, _sources
 from ..reading import _bounded, _documents
 from . import _check, _conversion
@@ -362,7 +363,8 @@ def text_report(done: list[Converted], written: bool, out: TextIO, *, to_atif: b
         conversion = item.conversion
         state = "written" if written else "not written"
         out.write(
-            f"{item.source} -> {item.output} ({arrow}, {state}): {len(conversion.lost)} lost, "
+            f"{printable(str(item.source), controls=True)} -> {printable(str(item.output), controls=True)} "
+            f"({arrow}, {state}): {len(conversion.lost)} lost, "
             f"{len(conversion.invented)} invented\n"
         )
         _grouped(conversion.lost, "lost (no counterpart in the target format)", out)
@@ -384,20 +386,20 @@ def _grouped(entries: tuple[Loss, ...], title: str, out: TextIO) -> None:
         first.setdefault(key, entry.pointer)
     for key, count in groups.items():
         shown = first[key] if count == 1 else f"{key[0]} ({count}x)"
-        out.write(f"    {shown}: {key[1]}\n")
+        out.write(f"    {printable(shown, controls=True)}: {printable(key[1], controls=True)}\n")
 
 
 def json_report(done: list[Converted], written: bool, out: TextIO) -> None:
     """The report as ``json.dump(..., indent=2)`` would write it, one entry at a time: a report of a million
     entries never exists as a million dicts at once."""
     outputs = [str(item.output) for item in done] if written else []
-    out.write('{\n  "written": ' + json.dumps(outputs, ensure_ascii=False, indent=2).replace("\n", "\n  "))
+    out.write('{\n  "written": ' + _json(outputs).replace("\n", "\n  "))
     for name in ("lost", "invented"):
         out.write(f',\n  "{name}": [')
         separator = "\n"
         for item in done:
             for entry in getattr(item.conversion, name):
-                text = json.dumps(entry.as_dict(), ensure_ascii=False, indent=2).replace("\n", "\n    ")
+                text = _json(entry.as_dict()).replace("\n", "\n    ")
                 out.write(separator + "    " + text)
                 separator = ",\n"
         out.write("]" if separator == "\n" else "\n  ]")
@@ -405,10 +407,20 @@ def json_report(done: list[Converted], written: bool, out: TextIO) -> None:
 
 
 def issues_json(issues: list[Issue], out: TextIO) -> None:
-    json.dump(
-        {"written": [], "lost": [], "invented": [], "issues": [issue.as_dict() for issue in issues]},
-        out,
-        ensure_ascii=False,
-        indent=2,
-    )
+    out.write(_json({"written": [], "lost": [], "invented": [], "issues": [issue.as_dict() for issue in issues]}))
     out.write("\n")
+
+
+def _json(value: Any) -> str:
+    """JSON as the reports show it: names that are not UTF-8 and hostile characters escaped (``_text``)."""
+    return json_text(json.dumps(_printable(value), ensure_ascii=False, indent=2))
+
+
+def _printable(value: Any) -> Any:
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, list):
+        return [_printable(item) for item in value]
+    if isinstance(value, dict):
+        return {printable(name): _printable(item) for name, item in value.items()}
+    return value

@@ -28,11 +28,12 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from ..reading._bounded import NotRegular, open_regular
+
 if TYPE_CHECKING:
     from _hashlib import HASH
 
 _BLOCK = 1 << 20
-_OPEN = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 @attrs.frozen
@@ -171,18 +172,18 @@ def _leads_to_file(entry: _Entry) -> bool:
 def _hash_file(entry: _Entry, digest: HASH) -> bool:
     """Hash a regular file's bytes through a descriptor that is no link; False when it is not what ``lstat``
     said (another file, another size) by the time it is read."""
-    descriptor = os.open(entry.path, _OPEN)
     try:
-        info = os.fstat(descriptor)
-        if not stat.S_ISREG(info.st_mode) or (info.st_dev, info.st_ino) != (entry.info.st_dev, entry.info.st_ino):
-            return False
-        left = entry.info.st_size + 1  # one byte more shows a file that grew
-        while left > 0:
-            block = os.read(descriptor, min(_BLOCK, left))
-            if not block:
-                break
-            digest.update(block)
-            left -= len(block)
-        return left == 1
-    finally:
-        os.close(descriptor)
+        with open_regular(entry.path) as descriptor:
+            info = os.fstat(descriptor)
+            if (info.st_dev, info.st_ino) != (entry.info.st_dev, entry.info.st_ino):
+                return False
+            left = entry.info.st_size + 1  # one byte more shows a file that grew
+            while left > 0:
+                block = os.read(descriptor, min(_BLOCK, left))
+                if not block:
+                    break
+                digest.update(block)
+                left -= len(block)
+            return left == 1
+    except NotRegular:
+        return False

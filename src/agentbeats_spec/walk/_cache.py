@@ -6,12 +6,14 @@ unit and its arguments, the working folder, and the full ``lstat`` of every entr
 size, inode, device, mtime and ctime in nanoseconds. Restoring a file's size and mtime with ``os.utime`` after an
 edit still moves its ctime, which only the kernel sets. As git does for racily clean index entries, a unit with an
 entry changed in the last few seconds (mtime or ctime) is never stored: an edit within the timestamps' granularity
-could otherwise leave the stat unchanged. Entries are written atomically, one file per key, and a damaged entry
-counts as a miss.
+could otherwise leave the stat unchanged. Entries are written atomically and privately (folders 0700, files 0600,
+temporary files opened with ``O_EXCL``), one file per key, and an entry that is damaged, edited or of the wrong
+shape, or that others could have written, counts as a miss.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -26,13 +28,14 @@ from typing import Any
 import attrs
 
 from .._issues import Fact, Issue
+from .._text import printable
 from .._version import __version__
 from ..checking._collect import Part
-from ..reading._bounded import read_file
+from ..reading._bounded import open_regular
 
 # An entry whose mtime or ctime is this recent may still change within its timestamp's granularity.
 RACY_NANOSECONDS = 3 * 1_000_000_000
-_FORMAT = "2"
+_FORMAT = "3"
 
 
 def default_folder() -> Path:
@@ -131,13 +134,25 @@ def _code_identity() -> str:
 
 
 class VerdictCache:
-    """Reports of units of work, stored in ``folder`` under keys that change with everything they depend on."""
+    """Reports of units of work, stored in ``folder`` under keys that change with everything they depend on.
 
-    def __init__(self, folder: Path, options: str) -> None:
+    The cache is input like any file: its folder, each shard folder and each entry are used only when they belong
+    to this user and nobody else may write them (as ssh treats key files), else they are not used and ``warn``
+    (by default a line on stderr) says why, once. Each entry carries a digest of its key and its verdict, and every
+    field is checked for its type and shape when it is read: an entry that is damaged, edited, truncated, moved
+    to another key or of the wrong shape is a miss, and the fresh verdict replaces it.
+    """
+
+    def __init__(self, folder: Path, options: str, warn: Callable[[str], None] | None = None) -> None:
         self.folder = folder
         self.prefix = f"{_FORMAT}\0{_code_identity()}\0{options}\0{os.getcwd()}\0"
         self.hits = 0
         self.misses = 0
+        self.warn = warn or _warn_on_stderr
+        self.warned = False
+        self.shards: dict[str, bool] = {}
+        self.made = os.path.isdir(folder)
+        self.usable = self._usable_folder()
 
     def key(self, unit: Callable[..., object], arguments: tuple[Any, ...], seen: Survey | None) -> str | None:
         """The key of a unit whose folder was surveyed; None when its report must not be kept (racy, unreadable)."""
@@ -151,40 +166,198 @@ class VerdictCache:
     def _path(self, key: str) -> str:
         return os.path.join(self.folder, key[:2], f"{key[2:]}.json")
 
-    def get(self, key: str) -> Part | None:
+    def _refuse(self, what: str, path: str, why: str) -> None:
+        if not self.warned:
+            self.warned = True
+            shown = printable(path, controls=True)
+            self.warn(f"the cache {what} {shown} {why}: not used (make it yours alone: chmod go-w {shown})")
+
+    def _private(self, what: str, path: str, info: os.stat_result, want: Callable[[int], bool]) -> bool:
+        """Whether a folder or entry of the cache may be trusted: of the right type, this user's, written by no one
+        else. Says why not, once."""
+        if not want(info.st_mode):
+            self._refuse(what, path, "is not a " + ("folder" if want is stat.S_ISDIR else "regular file"))
+            return False
+        if hasattr(os, "getuid") and info.st_uid != os.getuid():
+            self._refuse(what, path, f"belongs to user {info.st_uid}, not to this one ({os.getuid()})")
+            return False
+        if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            self._refuse(what, path, f"may be written by others (mode {stat.S_IMODE(info.st_mode):04o})")
+            return False
+        return True
+
+    def _usable_folder(self) -> bool:
         try:
-            stored = json.loads(read_file(self._path(key)))  # a FIFO or a link planted as an entry is a miss
-            part = Part(
-                tuple(Issue(**fields) for fields in stored["issues"]),
-                int(stored["checked"]),
-                int(stored["skipped"]),
-                tuple((str(name), int(count)) for name, count in stored["kinds"]),
-                tuple(Fact(*fields) for fields in stored["facts"]),
-            )
-        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            info = os.stat(self.folder)  # the folder the user named, through a link if it is one
+        except FileNotFoundError:
+            return True  # made private by the first entry written
+        except OSError:
+            return False
+        return self._private("folder", str(self.folder), info, stat.S_ISDIR)
+
+    def _usable_shard(self, key: str) -> bool:
+        shard = key[:2]
+        if shard not in self.shards:
+            path = os.path.join(self.folder, shard)
+            try:
+                info = os.lstat(path)  # never through a link
+            except FileNotFoundError:
+                return True  # not cached: made when the first entry of the shard is written
+            except OSError:
+                info = None
+            self.shards[shard] = info is not None and self._private("folder", path, info, stat.S_ISDIR)
+        return self.shards[shard]
+
+    def get(self, key: str) -> Part | None:
+        part = self._read(key) if self.usable and self._usable_shard(key) else None
+        if part is None:
             self.misses += 1
-            return None
-        self.hits += 1
+        else:
+            self.hits += 1
         return part
 
+    def _read(self, key: str) -> Part | None:
+        path = self._path(key)
+        try:  # never through a link, never a FIFO: a planted entry is a miss
+            with open_regular(path) as descriptor:
+                if not self._private("entry", path, os.fstat(descriptor), stat.S_ISREG):
+                    return None
+                with os.fdopen(descriptor, "rb", closefd=False) as stream:
+                    raw = stream.read(MAX_ENTRY_BYTES + 1)
+        except OSError:
+            return None
+        if len(raw) > MAX_ENTRY_BYTES:
+            return None
+        try:
+            stored = json.loads(raw)
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(stored, dict) or set(stored) != {"digest", "verdict"}:
+            return None
+        verdict = stored["verdict"]
+        if not isinstance(stored["digest"], str) or stored["digest"] != _digest(key, verdict):
+            return None
+        return _part(verdict)
+
     def put(self, key: str, part: Part) -> None:
-        stored = {
+        if not self.usable or not self._usable_shard(key):
+            return
+        verdict = {
             "issues": [attrs.asdict(issue) for issue in part.issues],
             "checked": part.checked,
             "skipped": part.skipped,
-            "kinds": part.kinds,
-            "facts": [attrs.astuple(fact) for fact in part.facts],
+            "kinds": [list(pair) for pair in part.kinds],
+            "facts": [attrs.asdict(fact) for fact in part.facts],
         }
         target = self._path(key)
         try:
-            os.makedirs(os.path.dirname(target), exist_ok=True)
+            if not self.made:  # the folder did not exist when the cache was opened: made now, and checked again
+                os.makedirs(self.folder, mode=0o700, exist_ok=True)
+                self.made = self.usable = self._usable_folder()
+                if not self.usable:
+                    return
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(os.path.dirname(target), 0o700)
+            if not self._usable_shard(key):
+                return
+            # mkstemp: O_EXCL, mode 0600
             descriptor, temporary = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".tmp.")
             try:
-                with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
-                    stream.write(json.dumps(stored, ensure_ascii=False))
+                with os.fdopen(descriptor, "w", encoding="ascii") as stream:
+                    json.dump({"digest": _digest(key, verdict), "verdict": verdict}, stream)
                 os.replace(temporary, target)
             except BaseException:
                 Path(temporary).unlink(missing_ok=True)
                 raise
         except OSError:
             pass  # a cache that cannot be written only costs the next run its time
+
+
+# An entry is a few issues; one this large was not written by this cache.
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
+
+
+def _warn_on_stderr(message: str) -> None:
+    sys.stderr.write(f"agentbeats-spec: warning: {message}\n")
+
+
+def _digest(key: str, verdict: object) -> str:
+    """SHA-256 of the key and the verdict's canonical JSON (ASCII: a name that is not UTF-8 is kept escaped)."""
+    canonical = json.dumps(verdict, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(f"{key}\0{canonical}".encode("ascii")).hexdigest()
+
+
+_ISSUE_FIELDS = {field.name for field in attrs.fields(Issue)}
+_FACT_FIELDS = {field.name for field in attrs.fields(Fact)}
+
+
+def _part(verdict: Any) -> Part | None:
+    """The verdict as a Part when every field has its type and shape, else None (a miss)."""
+    if not isinstance(verdict, dict) or set(verdict) != {"issues", "checked", "skipped", "kinds", "facts"}:
+        return None
+    issues, checked, skipped, kinds, facts = (
+        verdict[name] for name in ("issues", "checked", "skipped", "kinds", "facts")
+    )
+    if not (_count(checked) and _count(skipped) and isinstance(issues, list) and isinstance(facts, list)):
+        return None
+    if not isinstance(kinds, list) or not all(
+        isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str) and _count(pair[1]) for pair in kinds
+    ):
+        return None
+    made_issues = [_issue(fields) for fields in issues]
+    made_facts = [_fact(fields) for fields in facts]
+    if any(issue is None for issue in made_issues) or any(fact is None for fact in made_facts):
+        return None
+    return Part(
+        tuple(issue for issue in made_issues if issue is not None),
+        checked,
+        skipped,
+        tuple((name, count) for name, count in kinds),
+        tuple(fact for fact in made_facts if fact is not None),
+    )
+
+
+def _issue(fields: Any) -> Issue | None:
+    if not isinstance(fields, dict) or set(fields) != _ISSUE_FIELDS:
+        return None
+    strings = ("severity", "code", "message", "pointer")
+    if not all(isinstance(fields[name], str) for name in strings):
+        return None
+    if not (_optional_text(fields["file"]) and _optional_text(fields["kind"]) and _placed(fields)):
+        return None
+    if not _pointer(fields["pointer"]) or fields["severity"] not in ("error", "warning", "info"):
+        return None
+    try:
+        return Issue(**fields)  # the code must be the table's, at a severity it allows
+    except (TypeError, ValueError):
+        return None
+
+
+def _fact(fields: Any) -> Fact | None:
+    if not isinstance(fields, dict) or set(fields) != _FACT_FIELDS:
+        return None
+    if not all(isinstance(fields[name], str) for name in ("rule", "scope", "value", "file", "pointer")):
+        return None
+    if not (fields["rule"] and _optional_text(fields["kind"]) and _placed(fields)):
+        return None
+    return Fact(**fields) if _pointer(fields["pointer"]) else None
+
+
+def _count(value: Any) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _placed(fields: dict[str, Any]) -> bool:
+    """A line and a column: both absent, or whole numbers from 1 (never a boolean, a float or a string)."""
+    line, column = fields["line"], fields["column"]
+    if line is None or column is None:
+        return line is None and column is None
+    return type(line) is int and type(column) is int and line >= 1 and column >= 1
+
+
+def _optional_text(value: Any) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def _pointer(value: str) -> bool:
+    return value == "" or value.startswith("/")

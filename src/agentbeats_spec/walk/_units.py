@@ -276,7 +276,10 @@ def _in_workers(
         size += sizes[index]
     # fork starts workers in milliseconds, with the schemas already loaded; spawn where there is no fork
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method)) as pool:
+    pool = ProcessPoolExecutor(
+        max_workers=jobs, mp_context=multiprocessing.get_context(method), initializer=_worker_signals
+    )
+    try:
         futures: dict[int, tuple[Future[list[Part]], list[int]]] = {}
         for batch in batches:
             future = pool.submit(run_units, [units[index] for index in batch], settings)
@@ -289,3 +292,31 @@ def _in_workers(
                 part = future.result()[batch.index(index)]
                 _keep(cache, keys[index], part)
             yield part
+    except BaseException:  # interrupted (Ctrl-C, SIGTERM, SIGHUP), a bug, or the caller stopped reading
+        _stop(pool)
+        raise
+    pool.shutdown()
+
+
+def _worker_signals() -> None:
+    """In a worker: the parent decides when to stop. Ctrl-C reaches the whole process group, and the parent then
+    ends its workers; SIGTERM and SIGHUP (inherited by fork as the parent's handlers) end the worker at once."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+
+
+def _stop(pool: Any) -> None:
+    """End the pool's workers now, busy or not, and wait for them: no process outlives the run."""
+    processes = list((pool._processes or {}).values())
+    manager = pool._executor_manager_thread
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join()
+    if manager is not None:  # it sees the workers gone and closes its pipes: none is left for exit to write to
+        manager.join(timeout=30)
