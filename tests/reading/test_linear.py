@@ -112,8 +112,8 @@ def test_json_lines_past_the_limit_are_judged_and_counted_not_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     record = json.loads((VALID / "agentcompass-run" / "progress.jsonl").read_text().splitlines()[0])
-    path = tmp_path / "progress.jsonl"
-    path.write_text("".join(json.dumps({**record, "status": 5}) + "\n" for _ in range(500)))
+    path = tmp_path / "progress.jsonl"  # each line an event inside an array: an error (no reader finds its data)
+    path.write_text("".join(json.dumps([record]) + "\n" for _ in range(500)))
     found, counts = placed(path, monkeypatch, max_issues=10)
     assert Counter(found) == {"schema.type": 10, "io.issues-truncated": 1}
     # Only the lines before the limit are reported (their errors built); the others are judged by a verdict.

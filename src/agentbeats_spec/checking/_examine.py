@@ -172,8 +172,8 @@ def _refused(found: Iterable[Finding], refused: str) -> Iterator[Finding]:
 def _written(schema_id: str, data: Any, kind: _kinds.Kind, errors: set[str]) -> Iterator[Finding]:
     """Where a document departs from its writer's shape (the schema's ``$defs/written``) though every reader
     tolerates it: a warning each, saying which reader tolerates it and how; none where the schema found an error."""
-    if kind.tolerated is None or "written" not in _schemas.contents(schema_id).get("$defs", {}):
-        return
+    if kind.tolerated is None or "" in errors or "written" not in _schemas.contents(schema_id).get("$defs", {}):
+        return  # no writer's shape to compare, or a document whose root is already wrong (not an object)
     for finding in _schemas.check(schema_id + "#/$defs/written", data):
         if finding.pointer not in errors:
             yield attrs.evolve(
