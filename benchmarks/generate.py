@@ -20,7 +20,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-PATCH = b"diff --git a/x b/x\n" + b"+x\n" * 20  # every attempt's collected artifact
+PATCH = b"diff --git a/x b/x\n" + b"+x\n" * 20  # every attempt's collected artifact, written with mode 0644
+# Its sha256 as the AgentCompass 1.0.1 collector records it (runtime/artifacts.py, _fingerprint): the compact JSON
+# of [name, permission bits, size], then "file:" and the bytes.
+PATCH_SHA256 = hashlib.sha256(json.dumps(["patch.diff", 0o644, len(PATCH)], separators=(",", ":")).encode()
+                              + b"file:" + PATCH).hexdigest()  # fmt: skip
 WORDS = [
     "the",
     "agent",
@@ -176,7 +180,8 @@ def attempt_payload(rng: random.Random, text: Text, number: int, directory: str)
                         "destination": "patch.diff",
                         "status": "collected",
                         "kind": "file",
-                        "size_bytes": len(PATCH),  # as the collector records it (no sha256: none is computed)
+                        "sha256": PATCH_SHA256,
+                        "size_bytes": len(PATCH),
                         "file_count": 1,
                     }
                 ],
@@ -231,6 +236,7 @@ def agentcompass_run(root: Path, rng: random.Random, text: Text, budget: int, br
                 text_ = _break(text_, broken)
             (attempt_dir / "artifacts").mkdir(parents=True, exist_ok=True)
             (attempt_dir / "artifacts" / "patch.diff").write_bytes(PATCH)
+            (attempt_dir / "artifacts" / "patch.diff").chmod(0o644)  # the mode its recorded sha256 holds
             (attempt_dir / "result.json").write_text(text_, encoding="utf-8")
             written += len(text_.encode())
             checkpoint = {"schema_version": "agentcompass.attempt_checkpoint.v1", "evaluation": {"k": 3}}

@@ -24,6 +24,26 @@ def _own_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _fixture_modes() -> None:
+    """The valid run's collected artifact carries its collector's sha256, which holds its permission bits: a
+    checkout under a umask other than 022 gives it other bits (as `make validate` sets them back too)."""
+    for path in (VALID / "agentcompass-run").rglob("artifacts/**/*"):
+        if path.is_file() and not path.is_symlink():
+            path.chmod(0o644)
+
+
+def collector_evidence(path: Path) -> dict[str, Any]:
+    """What the AgentCompass 1.0.1 collector records of an artifact it collects (measured as it measures it)."""
+    from agentbeats_spec.layouts import _evidence
+
+    found = _evidence.measure(str(path))
+    assert not isinstance(found, _evidence.Refusal), found
+    digest = found.sha256()
+    assert isinstance(digest, str), digest
+    return {"sha256": digest, "size_bytes": found.size_bytes, "file_count": found.file_count}
+
+
 def load_fixture(relative: str) -> Any:
     return json.loads((FIXTURES / relative).read_text(encoding="utf-8"))
 

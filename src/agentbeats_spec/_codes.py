@@ -178,7 +178,8 @@ TABLE: tuple[Code, ...] = (
     ),
     Code("rule.metric-report", "error", "Something else of a metric report that AgentCompass's MetricReport refuses."),
     Code("rule.reuse-refused", "error",
-        "A run_info.json that AgentCompass 1.0.1 refuses to reuse (request.benchmark.id, execution.attempts).",
+        "A file that AgentCompass 1.0.1 refuses to reuse: a run_info.json without request.benchmark.id or "
+        "execution.attempts, a collected artifact without the evidence its collector records.",
     ),
     Code("rule.summary-refused", "error", "A run-level file on which AgentCompass 1.0.1's summary raises."),
     Code("rule.writer-shape", "warning",

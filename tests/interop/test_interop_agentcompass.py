@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from agentbeats_spec import Issue, read_task, to_dict, validate, write_task
 from agentbeats_spec.layouts.agentcompass import task_folder_name
 
-from ..conftest import ROOT, VALID
+from ..conftest import ROOT, VALID, collector_evidence
 from ..strategies import task_detail, text
 
 INTEROP = ROOT / ".venv" / "interop"
@@ -113,7 +113,7 @@ def test_a_rewrite_moves_the_task_and_its_artifact_directories(
     data["attempts"]["1"]["artifacts"] = {
         "declared_artifacts": {"schema_version": 1, "directory": directory, "complete": True,
                                "entries": [{"source": "/w/out.txt", "destination": "out.txt", "status": "collected",
-                                            "kind": "file"}]},
+                                            "kind": "file", **collector_evidence(artifacts / "out.txt")}]},
     }  # fmt: skip
     data["attempts"]["3"]["issues"] = []
     moved = write_task(tmp_path, data)

@@ -128,11 +128,31 @@ def test_trajectory_is_actf_or_empty(attempt: dict[str, Any]) -> None:
     assert summary(attempt, "agentcompass-attempt") == {("schema.required", "/trajectory/schema_version")}
 
 
+@pytest.mark.parametrize("dropped", [("sha256",), ("size_bytes", "file_count"), ("sha256", "size_bytes", "file_count")])
+def test_a_collected_artifact_records_its_evidence(attempt: dict[str, Any], dropped: tuple[str, ...]) -> None:
+    """Reuse measures the stored copy against sha256, size_bytes and file_count; one that is missing fails it."""
+    collected = attempt["artifacts"]["declared_artifacts"]["entries"][0]
+    assert collected["status"] == "collected"
+    for name in dropped:
+        del collected[name]
+    issue = one(attempt, "agentcompass-attempt")
+    assert (issue.code, issue.pointer, issue.severity) == (
+        "rule.reuse-refused", "/artifacts/declared_artifacts/entries/0", "error"
+    )  # fmt: skip
+    assert issue.message.startswith(f"AgentCompass 1.0.1 cannot reuse this run: this collected artifact records no "
+                                    f"{' and no '.join(dropped)};")  # fmt: skip
+    attempt["artifacts"]["declared_artifacts"]["entries"][0]["status"] = "missing"  # only what was collected
+    for name in ("kind", "sha256", "size_bytes", "file_count"):
+        attempt["artifacts"]["declared_artifacts"]["entries"][0].pop(name, None)
+    assert issues(attempt, "agentcompass-attempt") == []
+
+
 def test_declared_artifact_destinations_stay_inside_and_do_not_overlap(attempt: dict[str, Any]) -> None:
     entries = attempt["artifacts"]["declared_artifacts"]["entries"]
-    entries.append({"source": "/w/a", "destination": "patches", "status": "collected", "kind": "directory"})
+    evidence = {"sha256": "0" * 64, "size_bytes": 0, "file_count": 1}
+    entries.append({"source": "/w/a", "destination": "patches", "status": "collected", "kind": "directory", **evidence})
     entries.append({"source": "/w/b", "destination": "../../escape", "status": "missing"})
-    entries.append({"source": "/w/c", "destination": "c", "status": "collected"})
+    entries.append({"source": "/w/c", "destination": "c", "status": "collected", **evidence})
     assert summary(attempt, "agentcompass-attempt") == {
         ("rule.artifact-overlap", "/artifacts/declared_artifacts/entries/2/destination"),
         ("security.path-escape", "/artifacts/declared_artifacts/entries/3/destination"),

@@ -255,16 +255,27 @@ def test_a_fifo_in_a_folder_artifact_is_refused(run: Path) -> None:
     }  # fmt: skip
 
 
-def test_an_entry_that_records_no_evidence_is_not_measured(run: Path) -> None:
-    """Another writer may record none of it: only what an entry records is compared."""
+def test_a_collected_entry_that_records_no_evidence_cannot_be_reused_and_is_not_measured(run: Path) -> None:
+    """The collector records all three; reuse reads each of them (a missing one fails it), so an entry without
+    them is an error at the entry, and nothing is compared with the artifact on disk."""
     result = attempt(run) / "result.json"
     data = json.loads(result.read_text(encoding="utf-8"))
+    collected = [
+        position
+        for position, entry in enumerate(data["artifacts"]["declared_artifacts"]["entries"])
+        if entry["status"] == "collected"
+    ]
     for entry in data["artifacts"]["declared_artifacts"]["entries"]:
         for name in ("sha256", "size_bytes", "file_count"):
             entry.pop(name, None)
     result.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     (attempt(run) / "artifacts" / "outputs" / "1" / "extra.txt").write_text("x")
-    assert [issue for issue in validate(run) if issue.severity == "error"] == []
+    with pytest.raises(KeyError):
+        reuse_refuses(run)
+    found = [(code, pointer) for code, _, pointer, _, _ in errors(validate(run))]
+    assert collected and found == [
+        ("rule.reuse-refused", f"/artifacts/declared_artifacts/entries/{position}") for position in collected
+    ]
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ every migrated task to the same record as before."""
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import os
 import shutil
@@ -57,6 +58,17 @@ def payload(**changes: Any) -> dict[str, Any]:
     return base
 
 
+RUN_LOG = b"started\n"  # the artifact the failed transfer collected, written with mode 0644
+# Its evidence as the collector records it (runtime/artifacts.py, _fingerprint): reuse measures the copy against it.
+RUN_LOG_EVIDENCE = {
+    "sha256": hashlib.sha256(
+        json.dumps(["run.log", 0o644, len(RUN_LOG)], separators=(",", ":")).encode() + b"file:" + RUN_LOG
+    ).hexdigest(),
+    "size_bytes": len(RUN_LOG),
+    "file_count": 1,
+}
+
+
 def failed_transfer(name: str) -> dict[str, Any]:
     return {
         "declared_artifacts": {
@@ -66,7 +78,8 @@ def failed_transfer(name: str) -> dict[str, Any]:
             "error_type": "OSError",
             "failed_operation": "download",
             "entries": [
-                {"source": "/work/run.log", "destination": "run.log", "status": "collected", "kind": "file"},
+                {"source": "/work/run.log", "destination": "run.log", "status": "collected", "kind": "file",
+                 **RUN_LOG_EVIDENCE},
                 {"source": "/work/out.bin", "destination": "out.bin", "status": "failed", "error_type": "OSError"},
             ],
         },
@@ -130,7 +143,8 @@ def build_v2_run(root: Path) -> Path:
         if task_id == "transfer #2":
             attempt = folder / "attempt-1"
             (attempt / "artifacts").mkdir()
-            (attempt / "artifacts" / "run.log").write_text("started\n")
+            (attempt / "artifacts" / "run.log").write_bytes(RUN_LOG)
+            (attempt / "artifacts" / "run.log").chmod(0o644)
             record = json.loads(next((TASK_DIR / "attempt-1" / "retries").iterdir()).read_text())
             record.update(task_id=task_id, attempt=1, retry=1, stage="run", scope="attempt")
             directory = f"details/{name}/attempt-1/artifacts"

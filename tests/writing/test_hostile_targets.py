@@ -36,7 +36,7 @@ from agentbeats_spec.cli import main
 from agentbeats_spec.layouts.agentcompass import MIGRATION_STAGING, task_folder_name
 from agentbeats_spec.writing import _atomic
 
-from ..conftest import TASK_DIR, VALID
+from ..conftest import TASK_DIR, VALID, collector_evidence
 
 RECORD = json.loads((VALID / "task-detail" / "swe-utils.task-detail.json").read_text(encoding="utf-8"))
 NAME = task_folder_name(RECORD["task_id"])
@@ -308,7 +308,8 @@ def test_a_link_inside_a_collected_folder_is_refused_before_anything_is_written(
     (artifacts / "logs" / "run.log").write_text("ran\n")
     result = json.loads((task_a / "attempt-1" / "result.json").read_text())
     result["artifacts"]["declared_artifacts"]["entries"].append(
-        {"source": "/work/logs", "destination": "logs", "status": "collected", "kind": "directory"}
+        {"source": "/work/logs", "destination": "logs", "status": "collected", "kind": "directory",
+         **collector_evidence(artifacts / "logs")}
     )
     (task_a / "attempt-1" / "result.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     record = read_task(task_a)  # read while the tree was clean; the link comes after

@@ -17,7 +17,7 @@ from agentbeats_spec import ArtifactsUnavailable, WriteError, read_task, to_dict
 from agentbeats_spec.layouts.agentcompass import task_folder_name
 from agentbeats_spec.writing import _atomic
 
-from ..conftest import VALID
+from ..conftest import VALID, collector_evidence
 from ..interop.test_interop_agentcompass import agentcompass  # noqa: F401 (a fixture)
 
 RECORD = json.loads((VALID / "task-detail" / "swe-utils.task-detail.json").read_text(encoding="utf-8"))
@@ -111,7 +111,8 @@ def test_a_record_read_from_run_a_and_written_into_run_b_brings_its_artifacts(
     (task_a / "attempt-1" / "artifacts" / "logs" / "run.log").write_text("ran\n")
     result = json.loads((task_a / "attempt-1" / "result.json").read_text())
     result["artifacts"]["declared_artifacts"]["entries"].append(
-        {"source": "/work/logs", "destination": "logs", "status": "collected", "kind": "directory"}
+        {"source": "/work/logs", "destination": "logs", "status": "collected", "kind": "directory",
+         **collector_evidence(task_a / "attempt-1" / "artifacts" / "logs")}
     )
     (task_a / "attempt-1" / "result.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     before = _tree(run_a)

@@ -112,6 +112,30 @@ def _declared_artifacts(index: Any, pointer: str) -> Iterator[Finding]:
 
 def result(data: Any) -> Iterator[Finding]:
     yield from once_per_document(attempt(data))
+    artifacts = data.get("artifacts") if isinstance(data, dict) else None
+    if isinstance(artifacts, dict):
+        yield from _evidence_recorded(artifacts.get("declared_artifacts"), "/artifacts/declared_artifacts")
+
+
+EVIDENCE = ("sha256", "size_bytes", "file_count")
+
+
+def _evidence_recorded(index: Any, pointer: str) -> Iterator[Finding]:
+    """The collector records the evidence of every artifact it collects, and reuse measures the stored copy
+    against it (``artifacts._validated_collected_artifacts`` reads each member: one that is missing fails it)."""
+    entries = index.get("entries") if isinstance(index, dict) else None
+    for position, entry in enumerate(entries if isinstance(entries, list) else []):
+        if not isinstance(entry, dict) or entry.get("status") != "collected":
+            continue
+        missing = [name for name in EVIDENCE if name not in entry]
+        if missing:
+            yield Finding(
+                join(pointer, "entries", position),
+                "rule.reuse-refused",
+                f"AgentCompass 1.0.1 cannot reuse this run: this collected artifact records no "
+                f"{' and no '.join(missing)}; its collector records {', '.join(EVIDENCE)} of every artifact it "
+                "collects, and reuse measures the stored copy against them",
+            )
 
 
 def legacy_result(data: Any) -> Iterator[Finding]:
