@@ -112,7 +112,7 @@ def scan(
     _refuse_other_types(source, "scan")
     from .credentials import _scan
 
-    allow = AllowList.read(Path(allow_list)) if allow_list is not None else AllowList()
+    allow = _scan.read_allow_list(allow_list) if allow_list is not None else AllowList()
     with applied(current().with_limits(limits).with_allow(allow)):
         if isinstance(source, os.PathLike):
             from .layouts import scan_paths
@@ -138,9 +138,9 @@ def redact(value: object, *, allow_list: str | os.PathLike[str] | None = None) -
     are evaluation facts and stay as they are. The fingerprints listed in ``allow_list`` are left too. A model
     comes back as a model of its kind.
     """
-    from .credentials import _redact
+    from .credentials import _redact, _scan
 
-    allow = AllowList.read(Path(allow_list)) if allow_list is not None else AllowList()
+    allow = _scan.read_allow_list(allow_list) if allow_list is not None else AllowList()
     if not attrs.has(type(value)):
         parsed: object = _redact.redact_data(value, allow)
         return parsed

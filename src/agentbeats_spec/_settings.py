@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections.abc import Iterator
-from pathlib import Path
 
 import attrs
 
@@ -52,9 +51,10 @@ class AllowList:
     fingerprints: frozenset[str] = frozenset()
 
     @classmethod
-    def read(cls, path: Path) -> AllowList:
+    def parse(cls, text: str) -> AllowList:
+        """The fingerprints of an allow-list's text (the file is read by ``credentials.read_allow_list``)."""
         found = set()
-        for line in path.read_text(encoding="utf-8").splitlines():
+        for line in text.splitlines():
             entry = line.split("#", 1)[0].strip().lower()
             if entry:
                 found.add(entry)

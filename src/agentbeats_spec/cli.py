@@ -506,12 +506,15 @@ def _scan(arguments: argparse.Namespace) -> int:
 
 
 def _allow_list(path: Path | None) -> AllowList:
-    if path is None:
-        return AllowList.read(ALLOW_LIST) if ALLOW_LIST.is_file() else AllowList()
+    from .credentials._scan import read_allow_list
+
+    if path is None and not os.path.lexists(ALLOW_LIST):
+        return AllowList()
+    named = ALLOW_LIST if path is None else path
     try:
-        return AllowList.read(path)
+        return read_allow_list(named)
     except (OSError, UnicodeDecodeError) as error:
-        raise SpecError(f"cannot read the allow-list {path}: {error}") from None
+        raise SpecError(f"cannot read the allow-list {shown(named)}: {error}") from None
 
 
 def _report(report: Report, arguments: argparse.Namespace) -> int:

@@ -166,3 +166,17 @@ def test_a_named_link_is_followed_with_follow_symlinks(tmp_path: Path) -> None:
         (str(link), "security.secret", "error")
     ]
     assert codes(run("scan", "--format", "json", str(link))) == [(str(link), "security.symlink", "error")]
+
+
+@pytest.mark.parametrize("named", [True, False])
+def test_an_allow_list_that_is_a_fifo_is_refused_not_waited_on(tmp_path: Path, named: bool) -> None:
+    """The default ./agentbeats-secrets.allow lies in whatever folder the command runs in: a FIFO there blocked."""
+    (tmp_path / "t.actf.json").write_text(TRAJECTORY)
+    os.mkfifo(tmp_path / "agentbeats-secrets.allow")
+    options = ["--allow-list", "agentbeats-secrets.allow"] if named else []
+    done = run("scan", *options, "t.actf.json", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "agentbeats-spec: error: cannot read the allow-list agentbeats-secrets.allow: not a regular file (FIFO, "
+        "socket or device); not read\n"
+    )

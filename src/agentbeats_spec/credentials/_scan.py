@@ -24,6 +24,7 @@ A finding never shows the secret: messages carry its first characters, its lengt
 from __future__ import annotations
 
 import bisect
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -31,6 +32,7 @@ import attrs
 
 from .._issues import Finding
 from .._settings import AllowList, fingerprint
+from ..reading._bounded import read_file
 from ..reading._pointers import to_pointer
 from ._vocabulary import (
     EVALUATION_FACTS,
@@ -241,3 +243,9 @@ def scan_text(text: str, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Finding
             column=column,
             secret_id=secret_id(shape.baseline_type, secret),
         )
+
+
+def read_allow_list(path: os.PathLike[str] | str) -> AllowList:
+    """An allow-list file, read through the one opener: a link, a FIFO or a device is refused (``OSError``), never
+    followed or waited on (the default ``./agentbeats-secrets.allow`` lies in whatever folder the command runs in)."""
+    return AllowList.parse(read_file(path).decode("utf-8"))
