@@ -136,9 +136,12 @@ class InvalidDocument(SpecError, ValueError):
     def __init__(self, issues: Sequence[Issue]) -> None:
         self.issues = tuple(issues)
         errors = [issue for issue in self.issues if issue.severity == "error"]
-        shown = "\n".join(f"  {issue}" for issue in errors[:10])
-        more = f"\n  ... and {len(errors) - 10} more" if len(errors) > 10 else ""
-        super().__init__(f"{len(errors)} error(s):\n{shown}{more}")
+        # No error, yet nothing to load (a FIFO named, say: a warning, and no document): the issues say why.
+        listed = errors or list(self.issues)
+        shown = "\n".join(f"  {issue}" for issue in listed[:10])
+        more = f"\n  ... and {len(listed) - 10} more" if len(listed) > 10 else ""
+        head = f"{len(errors)} error(s)" if errors else "no document to load"
+        super().__init__(f"{head}:\n{shown}{more}")
 
 
 class WriteError(SpecError, OSError):

@@ -75,11 +75,12 @@ def test_convert_refuses_a_special_file(name: str, fifo: Path, tmp_path: Path) -
 def test_load_refuses_a_fifo(fifo: Path) -> None:
     script = (
         f"import agentbeats_spec\ntry:\n    agentbeats_spec.load({str(fifo)!r})\n"
-        "except agentbeats_spec.InvalidDocument as e:\n    print([(i.code, i.severity) for i in e.issues])"
+        "except agentbeats_spec.InvalidDocument as e:\n    print([(i.code, i.severity) for i in e.issues])\n"
+        "    print(str(e).splitlines()[0])"
     )
     done = run(python=script)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "[('io.not-a-file', 'warning')]\n"
+    assert done.stdout == "[('io.not-a-file', 'warning')]\nno document to load:\n"
 
 
 def test_the_descriptor_decides(tmp_path: Path, fifo: Path) -> None:
