@@ -340,7 +340,8 @@ def params(data: Any) -> Iterator[Finding]:
 
 _DEFAULTS = (
     "MetricReport.model_validate gives a missing member its default (0 for counts.invalidated, null for "
-    "reference_value, false for evaluation_failed, empty for categories, hierarchy and extra) and strips an "
+    "reference_value, aggregation_weight, display and its description, unit and precision, false for "
+    "evaluation_failed, empty for categories, hierarchy and extra) and strips an "
     "aggregation"
 )
 
@@ -351,8 +352,8 @@ def tolerated_in_metrics(pointer: str) -> str:
             "MetricReport.model_validate reads 0, 1 and the text true, yes, on, t, y or 1 as booleans (pydantic's lax "
             "bool), and the result browser reads it as true or false alike"
         )
-    if "/display/" in pointer:
-        return "MetricReport.model_validate strips display text (MetricDisplay)"
+    if "/display/" in pointer and pointer.rsplit("/", 1)[-1] in ("label", "description", "unit"):
+        return "MetricReport.model_validate strips display text and reads a missing one as null (MetricDisplay)"
     return _DEFAULTS
 
 
@@ -383,13 +384,16 @@ def _counts_of(counts: Any) -> Counts | None:
     """A ``SeriesCounts`` as the model reads it (invalidated defaults to 0), or None where it refuses its fields."""
     if not isinstance(counts, dict):
         return None
-    values = [counts.get(name, 0 if name == "invalidated" else None) for name in _COUNTS]
-    if not all(is_int(value) and value >= 0 for value in values):
-        return None
+    values: list[int] = []
+    for name in _COUNTS:
+        value = counts.get(name, 0 if name == "invalidated" else None)
+        if not is_int(value) or value < 0:
+            return None
+        values.append(value)
     return (values[0], values[1], values[2], values[3], values[4])
 
 
-def _number(value: Any) -> float | None | bool:
+def _number(value: Any) -> float | bool | None:
     """``_finite_optional_number``: the float, None for null, False where it refuses the value."""
     if value is None:
         return None
@@ -456,10 +460,11 @@ def metrics(data: Any) -> Iterator[Finding]:
     first = series[0] if series and isinstance(series[0], dict) else None
     first_counts = _counts_of(first.get("counts")) if first is not None else None
     if failed is not None and first_counts is not None and failed != (first_counts[4] > 0):
+        failed = first_counts[4] > 0  # the flag is at fault: the values are judged by what it should say
         yield Finding(
             "/evaluation_failed" if "evaluation_failed" in data else "/series/0/counts/invalidated",
             "rule.evaluation-failed",
-            f"{MODEL}: evaluation_failed is {str(failed).lower()}, but the first series counts {first_counts[4]} "
+            f"{MODEL}: evaluation_failed is {str(not failed).lower()}, but the first series counts {first_counts[4]} "
             "invalidated task(s); evaluation_failed is true exactly when a fatal issue invalidated a task",
         )
     headlines: dict[str, int] = {}
@@ -712,7 +717,7 @@ def _hierarchy(item: dict[str, Any], pointer: str) -> Iterator[Finding]:
 
 
 def _counted(counts: tuple[int, ...]) -> str:
-    return ", ".join(f"{name} {value}" for name, value in zip(_COUNTS, counts))
+    return ", ".join(f"{name} {value}" for name, value in zip(_COUNTS, counts, strict=True))
 
 
 def _primary(planned: list[tuple[str, str, str, bool]]) -> Iterator[Finding]:
@@ -868,7 +873,8 @@ def _values(item: dict[str, Any], pointer: str, failed: bool) -> Iterator[Findin
         if item.get("kind") == "binary_success":
             for name in ("value", "reference_value"):
                 value = part.get(name)
-                if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0 <= value <= 1:
+                number = _number(value)
+                if isinstance(number, float) and not 0 <= number <= 1:
                     yield Finding(
                         join(at, name),
                         "rule.series-value",
