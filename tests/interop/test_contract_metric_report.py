@@ -27,7 +27,7 @@ from .test_contract_agentcompass import OTHER_VALUES, dropped, renamed, replaced
 
 pytestmark = pytest.mark.skipif(writer_modules() is None, reason="AgentCompass 1.0.1 is not installed")
 SETTINGS = settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
 )
 MUTATIONS_PER_REPORT = 12
 KIND = "agentcompass-metrics"
