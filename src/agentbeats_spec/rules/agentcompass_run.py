@@ -790,7 +790,7 @@ def _strategy_holds(strategy: str, k: int, planned: list[tuple[str, str, str, bo
                         join("/series", position),
                         "rule.metric-report",
                         f"{MODEL}: a pass report with k = {k} holds only the primary metric's pass series, not "
-                        f"{each[0]}.{each[2]}",
+                        f"{quote(each[0] + '.' + each[2])}",
                     )
 
 
