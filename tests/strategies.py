@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import datetime
 from typing import Any
 
@@ -389,68 +390,111 @@ params = st.fixed_dictionaries(
 ).map(lambda data: dict(sorted(data.items())))  # the writer sorts the keys
 
 
-def _counts(evaluated: int, unavailable: int, error: int) -> dict[str, int]:
-    total = evaluated + unavailable
-    return {"total": total, "evaluated": evaluated, "error": min(error, total), "unavailable": unavailable,
-            "invalidated": 0}  # fmt: skip
-
-
-counts = st.builds(_counts, st.integers(0, 20), st.integers(0, 5), st.integers(0, 5))
-
-
-def _measured(part: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
-    """A value only where a task was evaluated, as MetricReport.model_validate requires (and null where none was)."""
-    value = st.none() if part["counts"]["evaluated"] == 0 else st.floats(0, 1)
-    return value.map(lambda drawn: {**part, "value": drawn})
-
-
-breakdown = st.fixed_dictionaries(
-    {"reference_value": st.none(), "counts": counts, "aggregation_weight": st.floats(0, 10)}
-).flatmap(_measured)
-display = st.none() | st.fixed_dictionaries(
-    {"label": trimmed, "description": text | st.none(), "unit": text | st.none(), "precision": st.integers(0, 6)}
+# The metric report (metrics.json) as the AgentCompass 1.0.1 writer writes it, one that MetricReport.model_validate
+# accepts: the series the strategy selects (k = 1: native series of every metric; avg: avg and pass of each binary
+# metric, avg of each scalar one; pass: only the primary's pass series), the primary binary 'correct' or scalar
+# 'score', categories partitioning every series' tasks (the same totals and invalidated tasks in each), a
+# hierarchy exactly for category_hierarchy reports whose leaves copy their categories, values only where a task was
+# evaluated, in reference_value once a task was invalidated (evaluation_failed).
+_REPORT_AGGREGATIONS = ("micro_weighted", "category_mean", "category_hierarchy")
+_GROUP, _EMPTY = "zz_group", "zz_empty"  # hierarchy nodes that are no category
+category_names = (trimmed | st.sampled_from(["__uncategorized__", "a/b", "x~y", "overall"])).filter(
+    lambda name: name not in (_GROUP, _EMPTY)
 )
+display = st.none() | st.fixed_dictionaries(
+    {
+        "label": trimmed,
+        "description": trimmed | st.none(),
+        "unit": trimmed | st.none(),
+        "precision": st.integers(0, 6) | st.none(),
+    }
+)
+_ZERO_COUNTS = {"total": 0, "evaluated": 0, "error": 0, "unavailable": 0, "invalidated": 0}
 
 
-def _series(metric: str, reducer: str, k: int, kind: str, role: str) -> st.SearchStrategy[dict[str, Any]]:
-    return st.fixed_dictionaries(
-        {
-            "series_id": st.just(f"{metric}.{reducer}@{k}"),
-            "metric_id": st.just(metric),
-            "kind": st.just(kind),
-            "reducer": st.just(reducer),
-            "role": st.just(role),
-            "aggregation": st.just("micro_weighted"),
-            "display": display,
-            "k": st.just(k),
-            "reference_value": st.none(),
-            "counts": counts,
-            "categories": st.dictionaries(trimmed, breakdown, max_size=2),
-            "hierarchy": st.dictionaries(trimmed, breakdown, max_size=1),
-            "extra": st.dictionaries(names, json_values, max_size=2),
-        }
-    ).flatmap(_measured)
+def _escaped(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1")
 
 
-def _report_of(k: int, strategy: str, headline: str, others: list[str]) -> st.SearchStrategy[dict[str, Any]]:
-    reducer = "native" if k == 1 else strategy  # the reducers' own bounds: native at k = 1, avg and pass above it
-    series = [_series(headline, reducer, k, "binary_success", "headline")]
-    series += [_series(metric, reducer, k, "scalar", "auxiliary") for metric in others if metric != headline]
-    return st.fixed_dictionaries(
-        {
-            "aggregation": st.just("micro_weighted"),
-            "evaluation_failed": st.just(False),
-            "extra": st.just({}),
-            "k": st.just(k),
-            "series": st.tuples(*series).map(list),
-            "strategy": st.just(strategy),
-        }
-    )
+def _summed(parts: list[dict[str, Any]]) -> dict[str, int]:
+    return {name: sum(part["counts"][name] for part in parts) for name in _ZERO_COUNTS}
 
 
-metric_report = st.tuples(
-    st.integers(1, 5), st.sampled_from(["avg", "pass"]), names, st.lists(names, max_size=2, unique=True)
-).flatmap(lambda drawn: _report_of(*drawn))
+def _valued(draw: Any, kind: str, counts: dict[str, int], failed: bool) -> dict[str, Any]:
+    """value and reference_value of a scope: a value only where a task was evaluated, in its role."""
+    values = st.floats(0, 1) if kind == "binary_success" else st.floats(-1e6, 1e6, allow_nan=False)
+    value = None if counts["evaluated"] == 0 else draw(values)
+    return {"value": None if failed else value, "reference_value": value if failed else None}
+
+
+def _breakdown(draw: Any, kind: str, counts: dict[str, int], failed: bool) -> dict[str, Any]:
+    weight = draw(st.just(float(counts["evaluated"])) | st.floats(0, 10))
+    return {**_valued(draw, kind, counts, failed), "counts": counts, "aggregation_weight": weight}
+
+
+def _hierarchy(
+    draw: Any, kind: str, categories: dict[str, dict[str, Any]], grouped: list[str], empty: bool, failed: bool
+) -> dict[str, Any]:
+    leaves = {f"overall/{_escaped(name)}": name for name in categories if name not in grouped}
+    below = {f"overall/{_GROUP}/{_escaped(name)}": name for name in grouped}
+    nodes = {path: copy.deepcopy(categories[name]) for path, name in {**leaves, **below}.items()}
+    if empty or not categories:
+        nodes[f"overall/{_EMPTY}"] = {"value": None, "reference_value": None, "counts": dict(_ZERO_COUNTS),
+                                      "aggregation_weight": 0.0}  # fmt: skip
+    hierarchy: dict[str, Any] = {}
+    top = [part for path, part in nodes.items() if path.count("/") == 1]
+    if grouped:
+        group = _summed([nodes[path] for path in below])
+        group_node = _breakdown(draw, kind, group, failed)
+        top.append(group_node)
+        hierarchy[f"overall/{_GROUP}"] = group_node
+    hierarchy["overall"] = _breakdown(draw, kind, _summed(top), failed)
+    return {"overall": hierarchy.pop("overall"), **hierarchy, **nodes}
+
+
+@st.composite
+def metric_report(draw: Any) -> dict[str, Any]:
+    k = draw(st.integers(1, 5))
+    strategy = draw(st.sampled_from(["avg", "pass"]))
+    primary_kind = "binary_success" if strategy == "pass" else draw(st.sampled_from(["binary_success", "scalar"]))
+    primary = "correct" if primary_kind == "binary_success" else "score"
+    others = draw(st.lists(st.tuples(names, st.sampled_from(["binary_success", "scalar"])), max_size=2,
+                           unique_by=lambda pair: pair[0]))  # fmt: skip
+    metrics = [(primary, primary_kind, "headline"), *((metric, kind, "auxiliary") for metric, kind in others)]
+    if k == 1:
+        plan = [(metric, kind, "native", role) for metric, kind, role in metrics]
+    elif strategy == "pass":
+        plan = [(primary, primary_kind, "pass", "headline")]
+    else:
+        plan = [(metric, kind, reducer, role) for metric, kind, role in metrics
+                for reducer in (("avg", "pass") if kind == "binary_success" else ("avg",))]  # fmt: skip
+    aggregation = draw(st.sampled_from(_REPORT_AGGREGATIONS))
+    names_ = draw(st.lists(category_names, max_size=3, unique=True))
+    shares = {name: (draw(st.integers(0, 6)), draw(st.integers(0, 2) | st.just(0))) for name in names_}
+    failed = any(invalidated for _, invalidated in shares.values())
+    grouped = draw(st.lists(st.sampled_from(names_), unique=True)) if names_ else []
+    empty = draw(st.booleans())
+    series = []
+    for metric, kind, reducer, role in plan:
+        categories = {}
+        for name, (rest, invalidated) in shares.items():
+            evaluated = draw(st.integers(0, rest))
+            total = rest + invalidated
+            counts = {"total": total, "evaluated": evaluated, "error": draw(st.integers(invalidated, total)),
+                      "unavailable": rest - evaluated, "invalidated": invalidated}  # fmt: skip
+            categories[name] = _breakdown(draw, kind, counts, failed)
+        counts = _summed(list(categories.values()))
+        hierarchy = (
+            _hierarchy(draw, kind, categories, grouped, empty, failed) if aggregation == "category_hierarchy" else {}
+        )
+        series.append({
+            "series_id": f"{metric}.{reducer}@{k}", "metric_id": metric, "kind": kind, "reducer": reducer,
+            "role": role, "aggregation": aggregation, "display": draw(display), "k": k,
+            **_valued(draw, kind, counts, failed), "counts": counts, "categories": categories,
+            "hierarchy": hierarchy, "extra": draw(st.dictionaries(names, json_values, max_size=2)),
+        })  # fmt: skip
+    return {"k": k, "strategy": strategy, "aggregation": aggregation, "series": series, "evaluation_failed": failed,
+            "extra": draw(st.just({}) | st.dictionaries(names, json_values, max_size=2))}  # fmt: skip
 
 
 def _row(category: str, analyzer: str, total: int, bad: int, score: float | None) -> dict[str, Any]:
@@ -542,7 +586,7 @@ VERSIONS: dict[str, dict[str, st.SearchStrategy[dict[str, Any]]]] = {
     "agentcompass-retry": {"agentcompass.retry.v1": retry},
     "agentcompass-run-info": {"agentcompass.run_info.v2": run_info_v2, "agentcompass.run_info.v3": run_info},
     "agentcompass-params": {"v1": params},
-    "agentcompass-metrics": {"v1": metric_report},
+    "agentcompass-metrics": {"v1": metric_report()},
     "agentcompass-analysis-summary": {"v1": analysis_summary},
     "agentcompass-progress": {"v1": progress},
     "agentcompass-progress-events": {"v1": progress_event},

@@ -429,6 +429,6 @@ def test_what_the_metric_report_model_defaults_or_normalizes_is_a_warning(writer
     assert [i.pointer for i in found] == ["/extra", *missing[:2], "/series/0/reducer", *missing[2:], "/strategy"]
     assert found[1].message.endswith(
         "MetricReport.model_validate gives a missing member its default (0 for counts.invalidated, null for "
-        "reference_value, false for evaluation_failed, empty for categories, hierarchy and extra) and strips an "
-        "aggregation"
+        "reference_value, aggregation_weight, display and its description, unit and precision, false for "
+        "evaluation_failed, empty for categories, hierarchy and extra) and strips an aggregation"
     )

@@ -292,9 +292,9 @@ class MetricDisplay:
     """
 
     label: str = attrs.field(repr=short_repr)
-    description: str | None = attrs.field(repr=short_repr)
-    unit: str | None = attrs.field(repr=short_repr)
-    precision: int | None
+    description: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
+    unit: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
+    precision: int | Absent | None = attrs.field(default=ABSENT)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -316,7 +316,7 @@ class MetricReport:
     strategy: str = attrs.field(repr=short_repr)
     aggregation: Literal["micro_weighted", "category_mean", "category_hierarchy"]
     series: list[MetricSeries] = attrs.field(repr=short_repr)
-    evaluation_failed: bool | Absent = attrs.field(default=ABSENT)
+    evaluation_failed: bool | int | float | str | Absent = attrs.field(default=ABSENT)
     extra: dict[str, Any] | Absent = attrs.field(default=ABSENT, repr=short_repr)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 

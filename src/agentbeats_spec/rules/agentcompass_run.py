@@ -338,12 +338,92 @@ def params(data: Any) -> Iterator[Finding]:
 
 # ----------------------------------------------------------------------------------------------------- metrics.json
 
+_DEFAULTS = (
+    "MetricReport.model_validate gives a missing member its default (0 for counts.invalidated, null for "
+    "reference_value, aggregation_weight, display and its description, unit and precision, false for "
+    "evaluation_failed, empty for categories, hierarchy and extra) and strips an "
+    "aggregation"
+)
+
+
 def tolerated_in_metrics(pointer: str) -> str:
-    return (
-        "MetricReport.model_validate gives a missing member its default (0 for counts.invalidated, null for "
-        "reference_value, false for evaluation_failed, empty for categories, hierarchy and extra) and strips an "
-        "aggregation"
-    )
+    if pointer == "/evaluation_failed":
+        return (
+            "MetricReport.model_validate reads 0, 1 and the text true, yes, on, t, y or 1 as booleans (pydantic's lax "
+            "bool), and the result browser reads it as true or false alike"
+        )
+    if "/display/" in pointer and pointer.rsplit("/", 1)[-1] in ("label", "description", "unit"):
+        return "MetricReport.model_validate strips display text and reads a missing one as null (MetricDisplay)"
+    return _DEFAULTS
+
+
+# What pydantic's lax bool reads as true or false (case-insensitive), as MetricReport.evaluation_failed does.
+_LAX_BOOL = {
+    **dict.fromkeys(("1", "on", "t", "true", "y", "yes"), True),
+    **dict.fromkeys(("0", "off", "f", "false", "n", "no"), False),
+}
+_COUNTS = ("total", "evaluated", "error", "unavailable", "invalidated")
+_CANONICAL = {"correct": "binary_success", "score": "scalar"}
+_AGGREGATIONS = ("micro_weighted", "category_mean", "category_hierarchy")
+_ROLES = ("headline", "auxiliary")
+_KINDS = ("binary_success", "scalar")
+Counts = tuple[int, int, int, int, int]
+
+
+def _lax_bool(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        return _LAX_BOOL.get(value.lower())
+    return None
+
+
+def _counts_of(counts: Any) -> Counts | None:
+    """A ``SeriesCounts`` as the model reads it (invalidated defaults to 0), or None where it refuses its fields."""
+    if not isinstance(counts, dict):
+        return None
+    values: list[int] = []
+    for name in _COUNTS:
+        value = counts.get(name, 0 if name == "invalidated" else None)
+        if not is_int(value) or value < 0:
+            return None
+        values.append(value)
+    return (values[0], values[1], values[2], values[3], values[4])
+
+
+def _number(value: Any) -> float | bool | None:
+    """``_finite_optional_number``: the float, None for null, False where it refuses the value."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        number = float(value)
+    except OverflowError:
+        return False
+    return number if math.isfinite(number) else False
+
+
+def _breakdown_of(part: Any) -> tuple[Any, ...] | None:
+    """A ``MetricBreakdown`` as the model compares two of them, or None where it refuses its fields."""
+    if not isinstance(part, dict) or "value" not in part:
+        return None
+    numbers = [_number(part.get(name)) for name in ("value", "reference_value", "aggregation_weight")]
+    counts = _counts_of(part.get("counts"))
+    if counts is None or any(number is False for number in numbers):
+        return None
+    return (*numbers, counts)
+
+
+_ZERO = (None, None, 0.0, (0, 0, 0, 0, 0))  # the breakdown of a hierarchy leaf without a category
+
+
+def _mapping(item: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """categories or hierarchy of a series ({} when missing), None where the model refuses it."""
+    value = item.get(name, {})
+    return value if isinstance(value, dict) else None
 
 
 def metrics(data: Any) -> Iterator[Finding]:
@@ -351,30 +431,52 @@ def metrics(data: Any) -> Iterator[Finding]:
     if not isinstance(data, dict):
         return
     strategy = data.get("strategy")
+    known_strategy = None
     if isinstance(strategy, str):
-        yield from _identifier(strategy, "/strategy", STRATEGIES, "rule.unknown-strategy", "strategy")
+        found = list(_identifier(strategy, "/strategy", STRATEGIES, "rule.unknown-strategy", "strategy"))
+        yield from found
+        if not any(finding.severity == "error" for finding in found):
+            known_strategy = strategy.strip().lower()
+    raw_failed = data.get("evaluation_failed", False)
+    failed = _lax_bool(raw_failed)
+    if failed is None and isinstance(raw_failed, (int, float, str)) and not isinstance(raw_failed, bool):
+        yield Finding(
+            "/evaluation_failed",
+            "rule.metric-report",
+            f"{MODEL}: evaluation_failed is {_what(raw_failed)}; expected true or false",
+        )
+    elif failed is False and isinstance(raw_failed, str):
+        yield Finding(
+            "/evaluation_failed",
+            "rule.evaluation-failed",
+            f"evaluation_failed is {_what(raw_failed)}, which MetricReport reads as false but the AgentCompass 1.0.1 "
+            "result browser shows as a failed evaluation (it reads any non-empty text as true); expected false",
+        )
     series = data.get("series")
     if not isinstance(series, list):
         return
     k = data.get("k")
-    failed = data.get("evaluation_failed", False)
+    aggregation = data.get("aggregation")
     first = series[0] if series and isinstance(series[0], dict) else None
-    first_counts = first.get("counts") if first is not None else None
-    invalidated = first_counts.get("invalidated", 0) if isinstance(first_counts, dict) else None
-    if isinstance(failed, bool) and is_int(invalidated) and failed != (invalidated > 0):
+    first_counts = _counts_of(first.get("counts")) if first is not None else None
+    if failed is not None and first_counts is not None and failed != (first_counts[4] > 0):
+        failed = first_counts[4] > 0  # the flag is at fault: the values are judged by what it should say
         yield Finding(
             "/evaluation_failed" if "evaluation_failed" in data else "/series/0/counts/invalidated",
             "rule.evaluation-failed",
-            f"{MODEL}: evaluation_failed is {str(failed).lower()}, but the first series counts {invalidated} "
+            f"{MODEL}: evaluation_failed is {str(not failed).lower()}, but the first series counts {first_counts[4]} "
             "invalidated task(s); evaluation_failed is true exactly when a fatal issue invalidated a task",
         )
-    headlines: set[str] = set()
+    headlines: dict[str, int] = {}
+    roles: dict[str, tuple[str, int]] = {}
     seen: dict[str, int] = {}
+    planned: list[tuple[str, str, str, bool]] | None = []  # (metric_id, kind, reducer, headline) of each series
     for position, item in enumerate(series):
         if not isinstance(item, dict):
+            planned = None
             continue
         pointer = join("/series", position)
-        metric, series_k = item.get("metric_id"), item.get("k")
+        metric, series_k, kind, role = item.get("metric_id"), item.get("k"), item.get("kind"), item.get("role")
         reducer = item.get("reducer")
         known = None
         if isinstance(reducer, str):
@@ -388,18 +490,18 @@ def metrics(data: Any) -> Iterator[Finding]:
                 yield Finding(
                     join(pointer, "series_id"),
                     "rule.series-id",
-                    f"series_id is {quote(str(item.get('series_id')))}; a series is named "
+                    f"{MODEL}: series_id is {quote(str(item.get('series_id')))}; a series is named "
                     f"<metric_id>.<reducer>@<k>: expected {expected!r}",
                 )
         if known is not None and is_int(series_k):
-            yield from _reducer_fits(known, series_k, item.get("kind"), pointer)
-        aggregation = item.get("aggregation")
-        if isinstance(aggregation, str) and not _IDENTIFIER.fullmatch(aggregation.strip()):
+            yield from _reducer_fits(known, series_k, kind, pointer)
+        series_aggregation = item.get("aggregation")
+        if isinstance(series_aggregation, str) and not _IDENTIFIER.fullmatch(series_aggregation.strip()):
             yield Finding(
                 join(pointer, "aggregation"),
                 "rule.metric-report",
-                f"{MODEL}: aggregation {quote(aggregation)} is not an identifier (a letter, then letters, digits, "
-                "'.', '_' or '-')",
+                f"{MODEL}: aggregation {quote(series_aggregation)} is not an identifier (a letter, then letters, "
+                "digits, '.', '_' or '-')",
             )
         series_id = item.get("series_id")
         if isinstance(series_id, str):
@@ -407,13 +509,28 @@ def metrics(data: Any) -> Iterator[Finding]:
                 yield Finding(
                     join(pointer, "series_id"),
                     "rule.series-id",
-                    f"series {quote(series_id)} also appears at /series/{seen[series_id]}",
+                    f"{MODEL}: series {quote(series_id)} also appears at /series/{seen[series_id]}",
                 )
             seen.setdefault(series_id, position)
         if is_int(k) and is_int(series_k) and series_k != k:
-            yield Finding(join(pointer, "k"), "rule.series-k", f"the series has k = {series_k}, the report k = {k}")
-        if item.get("role") == "headline" and isinstance(metric, str):
-            headlines.add(metric)
+            yield Finding(
+                join(pointer, "k"), "rule.series-k", f"{MODEL}: the series has k = {series_k}, the report k = {k}"
+            )
+        if isinstance(metric, str) and role in _ROLES:
+            earlier = roles.setdefault(metric, (role, position))
+            if earlier[0] != role:
+                yield Finding(
+                    join(pointer, "role"),
+                    "rule.metric-report",
+                    f"{MODEL}: metric {quote(metric)} is {role} here but {earlier[0]} at /series/{earlier[1]}; all "
+                    "series of a metric have one role",
+                )
+            if role == "headline":
+                headlines.setdefault(metric, position)
+        if planned is not None and isinstance(metric, str) and kind in _KINDS and known and role in _ROLES:
+            planned.append((metric, kind, known, role == "headline"))
+        else:
+            planned = None
         yield from _series_counts(item.get("counts"), join(pointer, "counts"))
         for group in ("categories", "hierarchy"):
             parts = item.get(group)
@@ -421,11 +538,260 @@ def metrics(data: Any) -> Iterator[Finding]:
                 for name, part in parts.items():
                     if isinstance(part, dict):
                         yield from _series_counts(part.get("counts"), join(pointer, group, name, "counts"))
-        if isinstance(failed, bool):
+        yield from _category_sums(item, pointer)
+        yield from _hierarchy(item, pointer)
+        if aggregation in _AGGREGATIONS:
+            hierarchy = _mapping(item, "hierarchy")
+            if hierarchy is not None and (aggregation == "category_hierarchy") != bool(hierarchy):
+                yield Finding(
+                    join(pointer, "hierarchy"),
+                    "rule.metric-report",
+                    f"{MODEL}: "
+                    + ("a category_hierarchy report has a hierarchy breakdown in every series; this one has none"
+                       if hierarchy == {} else
+                       f"a hierarchy breakdown belongs only in a category_hierarchy report, not a {aggregation} one"),
+                    anchor=Anchor.VALUE if "hierarchy" in item else Anchor.PARENT,
+                )  # fmt: skip
+        if first is not None and position > 0:
+            yield from _like_the_first(item, first, pointer)
+        if failed is not None:
             yield from _values(item, pointer, failed)
     if len(headlines) != 1:
         found_ = ", ".join(sorted(headlines)) or "none"
-        yield Finding("/series", "rule.headline", f"a metric report has exactly one headline metric; found {found_}")
+        yield Finding(
+            "/series", "rule.headline", f"{MODEL}: a metric report has exactly one headline metric; found {found_}"
+        )
+    elif planned is not None and len(planned) == len(series):
+        yield from _primary(planned)
+        if known_strategy is not None and is_int(k):
+            yield from _strategy_holds(known_strategy, k, planned)
+
+
+def _like_the_first(item: dict[str, Any], first: dict[str, Any], pointer: str) -> Iterator[Finding]:
+    """Every series covers the tasks of the first: its category keys, hierarchy paths, total and invalidated."""
+    counts, expected = _counts_of(item.get("counts")), _counts_of(first.get("counts"))
+    if counts is not None and expected is not None:
+        for index, name in ((4, "invalidated"), (0, "total")):
+            if counts[index] != expected[index]:
+                yield Finding(
+                    join(pointer, "counts", name),
+                    "rule.metric-report",
+                    f"{MODEL}: counts.{name} is {counts[index]}, but {expected[index]} in /series/0; every series "
+                    "counts the same " + ("invalidated tasks" if name == "invalidated" else "candidate tasks"),
+                    anchor=Anchor.VALUE if name in (item.get("counts") or {}) else Anchor.PARENT,
+                )
+    for group in ("categories", "hierarchy"):
+        parts, others = _mapping(item, group), _mapping(first, group)
+        if parts is None or others is None:
+            continue
+        what = "category" if group == "categories" else "hierarchy path"
+        for name in parts:
+            if name not in others:
+                yield Finding(
+                    join(pointer, group, name),
+                    "rule.metric-report",
+                    f"{MODEL}: {what} {quote(name)} is not in /series/0; every series has the same {group} keys",
+                    anchor=Anchor.KEY,
+                )
+                continue
+            own, theirs = _breakdown_of(parts[name]), _breakdown_of(others[name])
+            if own is None or theirs is None:
+                continue
+            for index, field in ((0, "total"), (4, "invalidated")):
+                if own[3][index] != theirs[3][index]:
+                    yield Finding(
+                        join(pointer, group, name, "counts", field),
+                        "rule.metric-report",
+                        f"{MODEL}: counts.{field} of {what} {quote(name)} is {own[3][index]}, but {theirs[3][index]} "
+                        "in /series/0; corresponding breakdowns count the same tasks",
+                    )
+        missing = [name for name in others if name not in parts]
+        if missing:
+            yield Finding(
+                join(pointer, group),
+                "rule.metric-report",
+                f"{MODEL}: {what} {', '.join(quote(name) for name in missing)} of /series/0 missing; every series has "
+                f"the same {group} keys",
+                anchor=Anchor.VALUE if group in item else Anchor.PARENT,
+            )
+
+
+def _category_sums(item: dict[str, Any], pointer: str) -> Iterator[Finding]:
+    """The categories partition the series' tasks: each count is the sum of the categories' counts."""
+    categories, counts = _mapping(item, "categories"), _counts_of(item.get("counts"))
+    if categories is None or counts is None:
+        return
+    parts = [_counts_of(part.get("counts")) if isinstance(part, dict) else None for part in categories.values()]
+    if any(part is None for part in parts):
+        return
+    for index, name in enumerate(_COUNTS):
+        total = sum(part[index] for part in parts if part is not None)
+        if total != counts[index]:
+            yield Finding(
+                join(pointer, "counts", name),
+                "rule.metric-report",
+                f"{MODEL}: counts.{name} is {counts[index]}, but the categories' counts.{name} sum to {total}; the "
+                "categories partition the series' tasks",
+                anchor=Anchor.VALUE if name in (item.get("counts") or {}) else Anchor.PARENT,
+            )
+
+
+def _segment(segment: str) -> str | None:
+    """``_decode_hierarchy_segment``: the name a canonical path segment escapes (~0, ~1), None if not canonical."""
+    if re.search(r"~(?![01])", segment):
+        return None
+    return segment.replace("~1", "/").replace("~0", "~")
+
+
+def _hierarchy(item: dict[str, Any], pointer: str) -> Iterator[Finding]:
+    """``overall`` and paths below it; a parent counts what its children count; a leaf is its category's copy."""
+    hierarchy, categories = _mapping(item, "hierarchy"), _mapping(item, "categories")
+    if not hierarchy:
+        return
+    at = join(pointer, "hierarchy")
+    if "overall" not in hierarchy:
+        yield Finding(at, "rule.metric-report", f"{MODEL}: a hierarchy breakdown has an 'overall' root; none found")
+        return
+    children: dict[str, list[str]] = {}
+    leaves = set(hierarchy)
+    for path in hierarchy:
+        segments = path.split("/")
+        if segments[0] != "overall" or "" in segments or any(_segment(each) is None for each in segments):
+            yield Finding(
+                join(at, path),
+                "rule.metric-report",
+                f"{MODEL}: hierarchy path {quote(path)} is not 'overall' followed by '/'-separated non-empty names "
+                "escaped as JSON Pointer segments (~0 for '~', ~1 for '/')",
+                anchor=Anchor.KEY,
+            )
+            return
+        if path == "overall":
+            continue
+        parent = path.rsplit("/", 1)[0]
+        if parent not in hierarchy:
+            yield Finding(
+                join(at, path),
+                "rule.metric-report",
+                f"{MODEL}: hierarchy path {quote(path)} has no parent breakdown {quote(parent)}",
+                anchor=Anchor.KEY,
+            )
+            return
+        children.setdefault(parent, []).append(path)
+        leaves.discard(parent)
+    parts = {path: _breakdown_of(part) for path, part in hierarchy.items()}
+    for parent, paths in children.items():
+        own, below = parts[parent], [parts[path] for path in paths]
+        if own is None or any(part is None for part in below):
+            continue
+        total = tuple(sum(part[3][index] for part in below if part is not None) for index in range(5))
+        if total != own[3]:
+            yield Finding(
+                join(at, parent, "counts"),
+                "rule.metric-report",
+                f"{MODEL}: hierarchy node {quote(parent)} counts {_counted(own[3])}, but its children count "
+                f"{_counted(total)}",
+            )
+    for path in sorted(leaves):
+        name = _segment(path.rsplit("/", 1)[-1])
+        category = categories.get(name) if categories is not None and name is not None else None
+        expected = _ZERO if category is None else _breakdown_of(category)
+        if parts[path] is not None and expected is not None and parts[path] != expected:
+            where = f"category {quote(name or '')}" if category is not None else "no category (all zero and null)"
+            yield Finding(
+                join(at, path),
+                "rule.metric-report",
+                f"{MODEL}: hierarchy leaf {quote(path)} is not a copy of its category: expected the value, "
+                f"reference_value, counts and aggregation_weight of {where}",
+            )
+    root, counts = parts["overall"], _counts_of(item.get("counts"))
+    if root is not None and counts is not None:
+        for index, name in enumerate(_COUNTS):
+            if root[3][index] > counts[index]:
+                yield Finding(
+                    join(at, "overall", "counts", name),
+                    "rule.metric-report",
+                    f"{MODEL}: the hierarchy's overall counts.{name} is {root[3][index]}, more than the series' "
+                    f"{counts[index]}",
+                    anchor=Anchor.VALUE if name in (hierarchy["overall"].get("counts") or {}) else Anchor.PARENT,
+                )
+
+
+def _counted(counts: tuple[int, ...]) -> str:
+    return ", ".join(f"{name} {value}" for name, value in zip(_COUNTS, counts, strict=True))
+
+
+def _primary(planned: list[tuple[str, str, str, bool]]) -> Iterator[Finding]:
+    """One kind of headline series; the primary is binary_success 'correct' or scalar 'score', and the other of
+    those ids is used by no series."""
+    heads = [(position, each) for position, each in enumerate(planned) if each[3]]
+    kinds = {each[1] for _, each in heads}
+    if len(kinds) != 1:
+        first_kind = heads[0][1][1]
+        for position, each in heads:
+            if each[1] != first_kind:
+                yield Finding(
+                    join("/series", position, "kind"),
+                    "rule.metric-report",
+                    f"{MODEL}: the primary metric's series are {first_kind} at /series/{heads[0][0]} but {each[1]} "
+                    "here; all primary series use one kind",
+                )
+        return
+    position, (primary, kind, _, _) = heads[0]
+    if primary not in _CANONICAL:
+        yield Finding(
+            join("/series", position, "metric_id"),
+            "rule.metric-report",
+            f"{MODEL}: the primary metric is {quote(primary)}; the primary metric must be binary_success 'correct' or "
+            "scalar 'score'",
+        )
+        return
+    if _CANONICAL[primary] != kind:
+        yield Finding(
+            join("/series", position, "kind"),
+            "rule.metric-report",
+            f"{MODEL}: the primary metric {quote(primary)} is {kind}; {primary!r} is {_CANONICAL[primary]}",
+        )
+        return
+    for position, each in enumerate(planned):
+        if each[0] in _CANONICAL and each[0] != primary:
+            yield Finding(
+                join("/series", position, "metric_id"),
+                "rule.metric-report",
+                f"{MODEL}: metric id {quote(each[0])} is reserved for the primary metric, which is {primary!r}",
+            )
+
+
+def _strategy_holds(strategy: str, k: int, planned: list[tuple[str, str, str, bool]]) -> Iterator[Finding]:
+    """``AttemptStrategy.validate_report`` of avg and pass. Its k = 1 rule (only native series) and avg's (only avg
+    and pass above k = 1) are the reducers' own bounds, reported at each series (``_reducer_fits``, rule.series-k)."""
+    heads = [each for each in planned if each[3]]
+    binary = {each[1] for each in heads} == {"binary_success"}
+    reducers = {each[2] for each in heads}
+    if strategy == "avg" and k > 1:
+        for needed in ("avg", "pass") if binary else ("avg",):
+            if needed not in reducers:
+                yield Finding(
+                    "/series",
+                    "rule.metric-report",
+                    f"{MODEL}: an avg report with k = {k} holds the primary metric's {needed} series; none found",
+                )
+    elif strategy == "pass":
+        if not binary:
+            position = next(index for index, each in enumerate(planned) if each[3])
+            yield Finding(
+                join("/series", position, "kind"),
+                "rule.metric-report",
+                f"{MODEL}: the pass strategy requires a binary_success primary metric",
+            )
+        elif k > 1:
+            for position, each in enumerate(planned):
+                if not each[3] or each[2] != "pass":
+                    yield Finding(
+                        join("/series", position),
+                        "rule.metric-report",
+                        f"{MODEL}: a pass report with k = {k} holds only the primary metric's pass series, not "
+                        f"{quote(each[0] + '.' + each[2])}",
+                    )
 
 
 def _identifier(value: str, pointer: str, known: tuple[str, ...], code: str, what: str) -> Iterator[Finding]:
@@ -497,18 +863,23 @@ def _values(item: dict[str, Any], pointer: str, failed: bool) -> Iterator[Findin
                     yield Finding(
                         join(at, name), "rule.series-value", f"{MODEL}: no task was evaluated, so {name} is null"
                     )
+        for name in ("value", "reference_value", "aggregation_weight"):
+            if is_int(part.get(name)) and _number(part[name]) is False:
+                yield Finding(
+                    join(at, name),
+                    "rule.series-value",
+                    f"{MODEL}: {name} is an integer too large to read as a finite number",
+                )
         if item.get("kind") == "binary_success":
             for name in ("value", "reference_value"):
                 value = part.get(name)
-                if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0 <= value <= 1:
+                number = _number(value)
+                if isinstance(number, float) and not 0 <= number <= 1:
                     yield Finding(
                         join(at, name),
                         "rule.series-value",
                         f"{MODEL}: {name} {value!r} of a binary_success metric is outside [0, 1]",
                     )
-
-
-_COUNTS = ("total", "evaluated", "unavailable", "invalidated", "error")
 
 
 def _series_counts(counts: Any, pointer: str) -> Iterator[Finding]:
@@ -525,13 +896,13 @@ def _series_counts(counts: Any, pointer: str) -> Iterator[Finding]:
         yield Finding(
             join(pointer, "total"),
             "rule.series-counts",
-            f"total is {values['total']}, but evaluated + unavailable + invalidated = {parts}",
+            f"{MODEL}: total is {values['total']}, but evaluated + unavailable + invalidated = {parts}",
         )
     elif values["error"] > values["total"]:
         yield Finding(
             join(pointer, "error"),
             "rule.series-counts",
-            f"error is {values['error']}, more than the total of {values['total']} tasks",
+            f"{MODEL}: error is {values['error']}, more than the total of {values['total']} tasks",
         )
 
 
