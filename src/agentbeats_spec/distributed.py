@@ -96,6 +96,7 @@ def check_with_dask(
     for url in urls:
         source = _Source.of(url, storage_options)
         tree = source.tree()
+        # Units keep ``real`` None (unconfined, reading._bounded.confined): a worker may mount the tree elsewhere
         walk = plan([source.root], kind_, tree, follow_symlinks=follow_symlinks)
         walks.append(walk.renamed(source.display))
         named.append((source.display(str(source.root)), named_folder(source.root, tree, follow_symlinks), walk))

@@ -358,6 +358,9 @@ def in_context(kind: Kind, path: Path) -> Kind:
     if kind.name != "agentcompass-attempt" or len(kind.versions) == 1:
         return kind  # another kind, or one its folder already pinned (a task unit reads its index once)
     index = path.parent.parent / "task.json"
+    # Outside the unit of an attempt named alone, so outside its confinement (reading._bounded.confined): still
+    # opened where the walk's real location of the attempt places it (two folders above), so a folder swapped
+    # for a link since is refused (and the attempt checked as the current version) rather than followed.
     try:
         version = json.loads(read_file(index)).get("schema_version")
     except (OSError, ValueError, AttributeError):

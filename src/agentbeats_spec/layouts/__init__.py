@@ -18,6 +18,7 @@ from .._issues import Fact, Issue
 from ..checking import _kinds
 from ..checking._collect import Collector, Part, Report, failing_on
 from ..checking._sources import examine_found, examine_named, may_be_artifact, scan_file
+from ..reading._bounded import confined
 from ..walk._fs import Reporter, entries, is_folder, present
 from ..walk._units import LOCAL, Tree, Walk, run_here
 
@@ -48,7 +49,7 @@ def check_paths(
     A symbolic link among ``paths`` is reported and not followed, as in a walk, unless ``follow_symlinks``.
     """
     unique = _unique(paths, follow_symlinks)
-    walks = [plan([path], kind, follow_symlinks=follow_symlinks) for path in unique]
+    walks = [plan([path], kind, follow_symlinks=follow_symlinks).placed(path) for path in unique]
     walk = joined(walks)
     parts: list[Part] = []
 
@@ -189,10 +190,12 @@ def scan_paths(
     for path in paths:
         if not follow_symlinks and _named_link(path, collector):
             continue
-        if is_folder(path) or (follow_symlinks and path.is_dir()):
-            _scan_folder(path, collector, path)
-        else:
-            collector.add(scan_file(path, follow=follow_symlinks), "scanned")
+        # Each file is read where this path's real location places it (reading._bounded.confined)
+        with confined(path, os.path.realpath(path)):
+            if is_folder(path) or (follow_symlinks and path.is_dir()):
+                _scan_folder(path, collector, path)
+            else:
+                collector.add(scan_file(path, follow=follow_symlinks), "scanned")
     return collector.report()
 
 

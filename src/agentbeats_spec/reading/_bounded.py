@@ -4,6 +4,10 @@ Every read of a file the input names goes through :func:`open_regular`: the path
 O_NONBLOCK`` and the *descriptor* is asked what it is, so a file swapped for a link, a FIFO or a device after the
 folder was listed can neither redirect the read nor block it. A listing says what was there; only the open
 descriptor says what is there.
+
+``O_NOFOLLOW`` guards the last component only. A *folder* on the way, swapped for a link after the listing, is
+caught by :func:`confined`: while a unit of a walk runs, every file it opens is asked where it is (its
+descriptor's path), and one that is not where the walk found it is refused (``security.path-escape``).
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 
 from .._issues import Finding
@@ -21,6 +27,7 @@ from .._settings import current
 # O_NONBLOCK: opening a FIFO for reading returns at once instead of waiting for a writer (it is then refused);
 # it changes nothing for a regular file. O_NOFOLLOW: a link in the last component fails with ELOOP.
 _FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_BINARY", 0)
+_FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC
 
 
 class Refused(OSError):
@@ -41,6 +48,13 @@ class NotRegular(Refused):
         super().__init__(path, finding, errno.EINVAL)
 
 
+class Escaped(NotRegular):
+    """What was opened is not where the walk found it: a folder on the way was swapped for a link."""
+
+    def __init__(self, path: os.PathLike[str] | str) -> None:
+        super().__init__(path, _ESCAPED)
+
+
 class TooLarge(Refused):
     """A file larger than the size limit."""
 
@@ -52,17 +66,34 @@ class TooLarge(Refused):
 def open_regular(path: os.PathLike[str] | str, *, follow: bool = False) -> Iterator[int]:
     """A read-only descriptor of the regular file at ``path``, closed on leaving; :class:`NotRegular` for anything
     else. A link is refused, unless ``follow`` (a link the user named, with ``--follow-symlinks``): then its
-    resolved target is opened, and judged by its descriptor in the same way."""
-    name = os.path.realpath(path) if follow else os.fspath(path)
+    resolved target is opened, and judged by its descriptor in the same way.
+
+    When :func:`confined`, the file is opened in a descriptor of its folder that was found where the walk saw
+    that folder, or (``follow``) is itself asked where it is: :class:`Escaped` when it is elsewhere.
+    """
+    spelled = os.fspath(path)
+    where = _CONFINED.get() if _PLACE is not None else None
     try:
-        descriptor = os.open(name, _FLAGS)
+        if where is not None and not follow:
+            head, _, tail = spelled.rpartition(os.sep)
+            try:
+                folder = where.folder(head or (os.sep if spelled.startswith(os.sep) else os.curdir))
+            except Refused:
+                raise Escaped(path) from None
+            descriptor = os.open(tail, _FLAGS, dir_fd=folder)
+        else:
+            descriptor = os.open(os.path.realpath(spelled) if follow else spelled, _FLAGS)
     except OSError as error:
+        if isinstance(error, Refused):
+            raise
         if error.errno == errno.ELOOP:  # O_NOFOLLOW met a link (one swapped in after the listing, say)
             raise NotRegular(path, _LINK) from None
         if error.errno == errno.ENXIO:  # a socket: it has no reading end
             raise NotRegular(path, _SPECIAL) from None
         raise
     try:
+        if where is not None and follow:  # first: nothing of a file elsewhere, not even its type
+            _placed(descriptor, spelled, where, path)
         mode = os.fstat(descriptor).st_mode
         if not stat.S_ISREG(mode):
             raise NotRegular(path, _FOLDER if stat.S_ISDIR(mode) else _SPECIAL)
@@ -71,6 +102,144 @@ def open_regular(path: os.PathLike[str] | str, *, follow: bool = False) -> Itera
         os.close(descriptor)
 
 
+class _Confinement:
+    """Where the walk found a unit: its path as the walk spelled it, that path's real location then, and the
+    folders the unit opened so far (each checked once to be where the walk saw it; a descriptor keeps meaning that
+    folder, whatever is renamed or linked in its name's place later)."""
+
+    __slots__ = ("folders", "path", "prefix", "real")
+
+    def __init__(self, path: str, real: str) -> None:
+        self.path, self.real = path, real
+        self.prefix = path if path.endswith(os.sep) else path + os.sep
+        self.folders: dict[str, int] = {}
+
+    def locate(self, spelled: str) -> str:
+        """Where ``spelled`` lay when the walk listed it: the unit's real location and the rest of the name.
+
+        A name outside the unit (the folder of a file unit; ``_kinds.in_context`` reads the ``task.json`` two
+        folders above an attempt named alone) is placed the same way, relative to the unit: ``real`` holds no
+        link, so its parents are the folders the walk saw, and a file found there was reached through no link
+        swapped in since. So reads outside the unit's path stay possible, but only where the walk put them.
+        """
+        if spelled == self.path:
+            return self.real
+        if spelled.startswith(self.prefix):
+            return os.path.join(self.real, spelled[len(self.prefix) :])
+        return os.path.normpath(os.path.join(self.real, os.path.relpath(spelled, self.path)))
+
+    def folder(self, spelled: str) -> int:
+        """A descriptor of the folder ``spelled``, opened without following a link and found where the walk saw
+        it: :class:`NotRegular` (a link) or :class:`Escaped` otherwise.
+
+        A folder below the unit's path is opened by its one name in its parent's descriptor, without following a
+        link, so it is where the walk saw it as its parent is; any other folder (the unit's own, the folder of a
+        file unit) is opened by name (a link followed) and its descriptor asked where it is.
+        """
+        found = self.folders.get(spelled)
+        if found is not None:
+            return found
+        parent, _, name = spelled.rpartition(os.sep)
+        below = spelled.startswith(self.prefix) and name not in ("", os.curdir, os.pardir)
+        parent = parent or os.sep  # below the unit "/": a name just below the root
+        try:
+            if below:
+                descriptor = os.open(name, _FOLDER_FLAGS | os.O_NOFOLLOW, dir_fd=self.folder(parent))
+            else:  # links followed (a named one, with --follow-symlinks): where it leads is checked below
+                descriptor = os.open(spelled, _FOLDER_FLAGS)
+        except OSError as error:  # Linux says ENOTDIR for a link opened with O_DIRECTORY | O_NOFOLLOW
+            if error.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(spelled):
+                raise NotRegular(spelled, _LINK_FOLDER) from None
+            raise
+        if not below:
+            try:
+                _placed(descriptor, spelled, self, spelled)
+            except BaseException:
+                os.close(descriptor)
+                raise
+        self.folders[spelled] = descriptor
+        return descriptor
+
+    def close(self) -> None:
+        for descriptor in self.folders.values():
+            os.close(descriptor)
+        self.folders.clear()
+
+
+_CONFINED: ContextVar[_Confinement | None] = ContextVar("confined", default=None)
+
+
+@contextlib.contextmanager
+def confined(path: os.PathLike[str] | str, real: str | None) -> Iterator[None]:
+    """While inside, every file :func:`open_regular` opens and every folder :func:`listing` lists must be where
+    the walk found it: ``path`` (the unit's path as the walk spelled it) had the real location ``real`` (no link
+    in it) then, so ``path/x/y`` must be ``real/x/y`` now. A file reached otherwise (a folder on the way swapped
+    for a link) is refused with :class:`Escaped` before any byte of it is read. ``real`` None: not confined (a
+    remote tree's copy, a Dask worker that may mount the tree elsewhere).
+
+    The descriptor of each folder is asked where it is, once per unit: on Linux (``/proc/self/fd``) and macOS
+    (``F_GETPATH``). Elsewhere, or where ``/proc`` is not mounted, there is no check and only the last component
+    of a path is guarded (``O_NOFOLLOW``).
+    """
+    where = None if real is None else _Confinement(os.fspath(path), real)
+    token = _CONFINED.set(where)
+    try:
+        yield
+    finally:
+        _CONFINED.reset(token)
+        if where is not None:
+            where.close()
+
+
+def listing(folder: os.PathLike[str] | str) -> int | str:
+    """What ``os.scandir`` lists ``folder`` from: its name, or when :func:`confined`, a descriptor of it (opened
+    without following a link, kept until the unit ends) that is where the walk found it, so a unit's own listing
+    shows no outside name and its later reads are made in the folder it listed.
+    :class:`NotRegular` (a link) or :class:`Escaped` otherwise."""
+    where = _CONFINED.get() if _PLACE is not None else None
+    if where is None or os.scandir not in os.supports_fd:
+        return os.fspath(folder)
+    return where.folder(os.fspath(folder))
+
+
+def _proc_place(descriptor: int) -> str:
+    return os.readlink(f"/proc/self/fd/{descriptor}")
+
+
+def _mac_place(descriptor: int) -> str:
+    import fcntl
+
+    raw = fcntl.fcntl(descriptor, fcntl.F_GETPATH, bytes(1024))  # type: ignore[attr-defined,unused-ignore]
+    return os.fsdecode(raw.split(b"\0", 1)[0])
+
+
+def _place_function() -> Callable[[int], str] | None:
+    if sys.platform.startswith("linux") and os.path.isdir("/proc/self/fd"):
+        return _proc_place
+    if sys.platform == "darwin":
+        return _mac_place
+    return None
+
+
+_PLACE = _place_function()
+
+
+def _placed(descriptor: int, spelled: str, where: _Confinement, path: os.PathLike[str] | str) -> None:
+    """Refuse the open file unless it is where the walk found it."""
+    try:
+        actual = _PLACE(descriptor) if _PLACE is not None else None
+    except OSError:
+        actual = None
+    if actual is None:
+        return  # the platform cannot tell: only the last component is guarded
+    expected = where.locate(spelled)
+    # Linux names a file unlinked since the open "... (deleted)": still the file the walk found
+    if actual != expected and not (actual == expected + " (deleted)" and os.fstat(descriptor).st_nlink == 0):
+        raise Escaped(path)
+
+
+_ESCAPED = Finding("", "security.path-escape", "reached through a symbolic link swapped in after the listing; not read")
+_LINK_FOLDER = Finding("", "security.symlink", "a symbolic link where a folder was listed; not followed")
 _LINK = Finding("", "security.symlink", "a symbolic link where a file was expected; not followed")
 _FOLDER = Finding("", "io.not-a-file", "a folder where a file was expected")
 _SPECIAL = Finding(

@@ -10,6 +10,7 @@ from typing import Literal, Protocol
 import attrs
 
 from .._codes import Severity
+from ..reading._bounded import Refused, listing
 
 EntryType = Literal["file", "folder"]
 
@@ -43,8 +44,11 @@ def entries(folder: Path, collector: Reporter, root: Path) -> list[Entry]:
     sockets and devices, which are never opened.
     """
     try:
-        with os.scandir(folder) as scan:
+        with os.scandir(listing(folder)) as scan:
             found = sorted(scan, key=lambda entry: entry.name)
+    except Refused as refused:  # while a unit runs: the folder was swapped for a link since the walk
+        collector.about(folder, refused.finding.code, refused.finding.message)
+        return []
     except OSError as error:
         collector.about(folder, "io.unreadable", f"cannot list the folder: {error.strerror or error}")
         return []

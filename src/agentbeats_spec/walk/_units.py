@@ -29,6 +29,7 @@ from .._codes import Severity
 from .._issues import Issue
 from .._settings import Settings, applied, current
 from ..checking._collect import Collector, Part, failing_on
+from ..reading._bounded import confined
 from ._fs import Entry, EntryType, Reporter, entries, exists, is_file, is_folder, present
 
 
@@ -139,13 +140,16 @@ class Unit:
 
     The check reads ``path`` (a file, or a folder and what it holds, except the ``exclude`` folders below it,
     which other units own) and nothing else. Paths among ``arguments`` only place it (a task's run root):
-    names, never read.
+    names, never read. ``real`` is where ``path`` really was when the walk listed it (no link in it): while the
+    unit runs, a file it opens elsewhere (a folder on the way swapped for a link since) is refused
+    (``reading._bounded.confined``); None for a remote tree's units, which run on a copy.
     """
 
     check: Callable[..., object]  # what it returns is not used: a unit reports to its collector
     path: Path
     arguments: tuple[Any, ...] = ()
     exclude: tuple[str, ...] = ()
+    real: str | None = None
 
 
 @attrs.define
@@ -181,6 +185,26 @@ class Walk:
         """Whether ``path`` is a ``want``; if not, why (``_fs.present``)."""
         return self.tree.present(path, want, self, at, message, severity)
 
+    def placed(self, named: Path) -> Walk:
+        """The same walk, each unit with the real location of its path (the walk of the local path ``named``):
+        found once for the named path, whose links are followed only with ``--follow-symlinks`` (a named link
+        is refused otherwise), and the walk follows no link below it."""
+        real = os.path.realpath(named)
+        spelled = str(named)
+        prefix = spelled if spelled.endswith(os.sep) else spelled + os.sep
+        units = []
+        for unit in self.units:
+            path = str(unit.path)
+            if path == spelled:
+                rest = ""
+            elif path.startswith(prefix):
+                rest = path[len(prefix) :]
+            else:  # "." names its files "x", not "./x"
+                rest = os.path.relpath(path, spelled)
+            place = os.path.normpath(os.path.join(real, rest)) if rest else real
+            units.append(Unit(unit.check, unit.path, unit.arguments, unit.exclude, place))
+        return Walk(self.tree, units, self.issues, self.skipped)
+
     def renamed(self, rename: Callable[[str], str]) -> Walk:
         """The same walk with every file and folder name of its issues passed through ``rename``."""
         issues = [attrs.evolve(issue, file=rename(issue.file)) if issue.file else issue for issue in self.issues]
@@ -190,7 +214,7 @@ class Walk:
 def run_unit(unit: Unit, settings: Settings) -> Part:
     """One unit, with the settings (limits, secret scanning) of the run that sent it (in any process)."""
     collector = Collector()
-    with applied(settings), failing_on(str(unit.path)):
+    with applied(settings), failing_on(str(unit.path)), confined(unit.path, unit.real):
         unit.check(collector, unit.path, *unit.arguments)
     return collector.part()
 
