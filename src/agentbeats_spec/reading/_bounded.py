@@ -258,7 +258,7 @@ def read_file(path: os.PathLike[str] | str, *, follow: bool = False) -> bytes:
         size = os.fstat(descriptor).st_size
         if size > limit:
             raise TooLarge(path, _too_large(size, limit))
-        raw = _read_sized(descriptor, size, limit)
+        raw = read_sized(descriptor, size, limit)
     if len(raw) > limit:
         raise TooLarge(path, _too_large(len(raw), limit, growing=True))
     return raw
@@ -280,7 +280,7 @@ def read_bounded(path: Path, *, follow: bool = False) -> tuple[bytes, Finding | 
 _READ_STEP = 1 << 30
 
 
-def _read_sized(descriptor: int, size: int, limit: int) -> bytes:
+def read_sized(descriptor: int, size: int, limit: int) -> bytes:
     """What ``fstat`` said the file holds plus one byte, which shows a file that grew: then it is read on, in
     bounded steps, until its end or one byte past the limit. No buffer is ever sized by the limit itself.
     """

@@ -657,99 +657,6 @@ out:
     return list;
 }
 
-/* find(raw, table, start, key) -> (key offset or -1, value offset) of one member of the container at start: key is
- * a member name (str) for an object, an index (int) for an array; None when there is no such member. */
-static PyObject *native_find(PyObject *module, PyObject *args) {
-    Py_buffer view, table_view;
-    Py_ssize_t start;
-    PyObject *key;
-    if (!PyArg_ParseTuple(args, "y*y*nO", &view, &table_view, &start, &key)) return NULL;
-    PyObject *result = NULL;
-    const unsigned char *base = view.buf;
-    const uint64_t *table = table_view.buf;
-    Py_ssize_t count = table_view.len / (Py_ssize_t)(2 * sizeof(uint64_t));
-    uint64_t container_end;
-    Reader r;
-    memset(&r, 0, sizeof(r));
-    if (start < 0 || start >= view.len || (base[start] != '{' && base[start] != '[') ||
-        table_end(table, count, (uint64_t)start, &container_end) < 0 || container_end > (uint64_t)view.len) {
-        PyErr_SetString(PyExc_ValueError, "no container at this offset");
-        goto out;
-    }
-    int is_object = base[start] == '{';
-    const char *wanted = NULL;
-    Py_ssize_t wanted_size = 0, wanted_index = -1;
-    if (is_object) {
-        if (!PyUnicode_Check(key)) {
-            PyErr_SetString(PyExc_TypeError, "an object's member is found by name");
-            goto out;
-        }
-        wanted = PyUnicode_AsUTF8AndSize(key, &wanted_size);
-        if (wanted == NULL) {
-            PyErr_Clear(); /* a lone surrogate: no member of a clean document has that name */
-            result = Py_NewRef(Py_None);
-            goto out;
-        }
-    } else {
-        wanted_index = PyLong_AsSsize_t(key);
-        if (wanted_index == -1 && PyErr_Occurred()) goto out;
-    }
-    r.start = base;
-    r.end = base + container_end;
-    r.pos = base + start + 1;
-    for (Py_ssize_t index = 0;; index++) {
-        if (!to_next_member(&r)) break;
-        Py_ssize_t key_offset = -1;
-        int match;
-        if (is_object) {
-            key_offset = r.pos - base;
-            const unsigned char *name = r.pos + 1;
-            const unsigned char *close = name;
-            while (close < r.end && *close != '"' && *close != '\\') close++;
-            if (close < r.end && *close == '"') {
-                match = close - name == wanted_size && memcmp(name, wanted, (size_t)wanted_size) == 0;
-                r.pos = close + 1;
-            } else { /* escapes: decode the name to compare it */
-                r.pos++;
-                PyObject *decoded = read_string(&r, 0);
-                if (decoded == NULL) {
-                    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "not a valid document");
-                    goto out;
-                }
-                match = PyUnicode_Compare(decoded, key) == 0;
-                Py_DECREF(decoded);
-            }
-            skip_ws(&r);
-            r.pos++; /* the colon */
-            skip_ws(&r);
-            if (r.pos >= r.end) break;
-        } else {
-            match = index == wanted_index;
-        }
-        Py_ssize_t value_offset = r.pos - base;
-        if (match) {
-            result = Py_BuildValue("(nn)", key_offset, value_offset);
-            goto out;
-        }
-        uint64_t value_end;
-        if (*r.pos == '{' || *r.pos == '[') {
-            if (table_end(table, count, (uint64_t)value_offset, &value_end) < 0 || value_end > (uint64_t)view.len) {
-                PyErr_SetString(PyExc_ValueError, "offsets table does not match the document");
-                goto out;
-            }
-            r.pos = base + value_end;
-        } else {
-            r.pos = skip_scalar(r.pos, r.end);
-        }
-    }
-    result = Py_NewRef(Py_None);
-out:
-    reader_free(&r);
-    PyBuffer_Release(&table_view);
-    PyBuffer_Release(&view);
-    return result;
-}
-
 /* find_each(raw, table, start, wanted) -> [(key offset or -1, value offset) or None], one per wanted member of the
  * container at start, in one walk over it: wanted holds distinct member names (str) for an object, strictly
  * ascending indices (int) for an array. Placing the findings of N items of one array costs one pass, not N searches from
@@ -1102,8 +1009,6 @@ static PyMethodDef methods[] = {
      "(None, flag, None) for a document the exact reader must see."},
     {"members", native_members, METH_VARARGS,
      "members(raw, table, start) -> [(name or None, key offset or -1, value offset)] of a container."},
-    {"find", native_find, METH_VARARGS,
-     "find(raw, table, start, key) -> (key offset or -1, value offset) of one member, or None."},
     {"find_each", native_find_each, METH_VARARGS,
      "find_each(raw, table, start, wanted) -> [(key offset or -1, value offset) or None] of many members, in one "
      "walk: names for an object, ascending indices for an array."},

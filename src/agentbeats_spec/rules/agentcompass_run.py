@@ -20,8 +20,8 @@ from .._issues import Anchor, Finding
 from .._text import closest, quote
 from ..reading._pointers import join
 from ._common import is_int
+from .agentcompass import KNOWN_STRATEGIES
 
-STRATEGIES = ("avg", "pass")
 REDUCERS = ("native", "avg", "pass")
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 REUSE = "AgentCompass 1.0.1 cannot reuse this run"
@@ -37,7 +37,7 @@ REFUSED = {
 }
 
 
-def unknown_members(data: dict[str, Any], known: tuple[str, ...], where: str, how: str) -> Iterator[Finding]:
+def _unknown_members(data: dict[str, Any], known: tuple[str, ...], where: str, how: str) -> Iterator[Finding]:
     """Members the writer never writes: every reader ignores them, so a near miss too is only a warning."""
     for name in data:
         if name in known:
@@ -88,7 +88,7 @@ def run_info(data: Any) -> Iterator[Finding]:
             severity="warning",
         )
     elif version == "agentcompass.run_info.v3":
-        yield from unknown_members(
+        yield from _unknown_members(
             data, RUN_INFO_MEMBERS, "run_info.json", "every AgentCompass 1.0.1 reader ignores it"
         )
     else:
@@ -245,15 +245,16 @@ def attempt_plan(plan: dict[str, Any], pointer: str) -> Iterator[Finding]:
             anchor=_anchor(plan, "k"),
         )
     strategy = plan.get("strategy")
-    if not isinstance(strategy, str) or strategy.strip().lower() not in STRATEGIES:
+    if not isinstance(strategy, str) or strategy.strip().lower() not in KNOWN_STRATEGIES:
         yield Finding(
             join(pointer, "strategy"),
             "rule.reuse-refused",
             f"{REUSE}: execution.attempts.strategy is {_found(plan, 'strategy')}; AgentCompass 1.0.1 knows "
-            f"{' and '.join(STRATEGIES)} (a strategy a plugin registers is read only where that plugin is loaded)",
+            f"{' and '.join(KNOWN_STRATEGIES)} (a strategy a plugin registers is read only where that plugin is "
+            "loaded)",
             anchor=_anchor(plan, "strategy"),
         )
-    elif strategy not in STRATEGIES:
+    elif strategy not in KNOWN_STRATEGIES:
         yield Finding(
             join(pointer, "strategy"),
             "rule.writer-shape",
@@ -325,7 +326,7 @@ def params(data: Any) -> Iterator[Finding]:
             )
     k, strategy = attempts.get("k"), attempts.get("strategy")
     departs = {"k": "k" in attempts and (not is_int(k) or k < 1), "strategy": "strategy" in attempts and (
-        strategy not in STRATEGIES)}  # fmt: skip
+        strategy not in KNOWN_STRATEGIES)}  # fmt: skip
     for at in (name for name, bad in departs.items() if bad):
         yield Finding(
             join("/execution/attempts", at),
@@ -433,7 +434,7 @@ def metrics(data: Any) -> Iterator[Finding]:
     strategy = data.get("strategy")
     known_strategy = None
     if isinstance(strategy, str):
-        found = list(_identifier(strategy, "/strategy", STRATEGIES, "rule.unknown-strategy", "strategy"))
+        found = list(_identifier(strategy, "/strategy", KNOWN_STRATEGIES, "rule.unknown-strategy", "strategy"))
         yield from found
         if not any(finding.severity == "error" for finding in found):
             known_strategy = strategy.strip().lower()

@@ -31,7 +31,7 @@ from .._issues import Fact, Issue
 from .._text import printable
 from .._version import __version__
 from ..checking._collect import Part
-from ..reading._bounded import open_regular
+from ..reading._bounded import open_regular, read_sized
 
 # An entry whose mtime or ctime is this recent may still change within its timestamp's granularity.
 RACY_NANOSECONDS = 3 * 1_000_000_000
@@ -220,10 +220,10 @@ class VerdictCache:
         path = self._path(key)
         try:  # never through a link, never a FIFO: a planted entry is a miss
             with open_regular(path) as descriptor:
-                if not self._private("entry", path, os.fstat(descriptor), stat.S_ISREG):
+                info = os.fstat(descriptor)
+                if not self._private("entry", path, info, stat.S_ISREG):
                     return None
-                with os.fdopen(descriptor, "rb", closefd=False) as stream:
-                    raw = stream.read(MAX_ENTRY_BYTES + 1)
+                raw = read_sized(descriptor, info.st_size, MAX_ENTRY_BYTES)
         except OSError:
             return None
         if len(raw) > MAX_ENTRY_BYTES:

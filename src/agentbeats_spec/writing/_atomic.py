@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .._issues import WriteError
+from ..reading._bounded import read_sized
 from ..reading._documents import Syntax
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -295,20 +296,14 @@ class Folder:
         if descriptor is None:
             return None
         try:
-            chunks, size = [], 0
-            while size <= limit:
-                chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                size += len(chunk)
+            raw = read_sized(descriptor, os.fstat(descriptor).st_size, limit)
         except OSError as error:
             raise WriteError.of(self.path / name, error) from None
         finally:
             os.close(descriptor)
-        if size > limit:
+        if len(raw) > limit:
             raise refused(self.path / name, f"it is larger than {limit} bytes", errno.EFBIG)
-        return b"".join(chunks)
+        return raw
 
     def _open_for_reading(self, name: str) -> int | None:
         """A descriptor of the regular file ``name``, opened without following a link or blocking; None when
