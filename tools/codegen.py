@@ -1,9 +1,15 @@
-"""Generate the attrs models in src/agentbeats_spec/models/ from the schema files.
+"""Generate the attrs models from the schema files, and every copy of the kind table from that table.
 
-    python tools/codegen.py           # write the modules
-    python tools/codegen.py --check   # exit 1, printing the difference, when the committed modules are stale
+    python tools/codegen.py           # write the modules, files and blocks
+    python tools/codegen.py --check   # exit 1, naming each stale file and printing the difference
 
-One module per family. Every object schema with properties becomes an attrs class (slots, keyword-only fields,
+From the kind table (``src/agentbeats_spec/checking/_kinds.py``, the one place a kind is stated) come: the typed
+overloads of ``load``/``loads``/``from_dict`` in ``_api.py``, the README's table of kinds, the tests' lists of
+kinds (``KIND_NAMES``, ``SCHEMA_FILES``), each a block between ``BEGIN GENERATED <name>`` and ``END GENERATED
+<name>`` comments in a hand-written file; and two whole files, ``docs/editors/vscode-settings.json`` and
+``records/_versions.py`` (the task schema versions, for the layers below the table).
+
+Models: one module per family. Every object schema with properties becomes an attrs class (slots, keyword-only fields,
 full type hints, the schema's description as docstring). A member that may be absent defaults to ``ABSENT``;
 ``None`` always means JSON null. Open objects get ``unknown_members``; every class keeps the member order it was
 read in (``_order``), so that a loaded document is written back as it was.
@@ -19,23 +25,24 @@ import re
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag, urljoin
 
-from agentbeats_spec.checking._kinds import KINDS
+from agentbeats_spec.checking._kinds import KINDS, Kind
+from agentbeats_spec.checking._schemas import BASE_URI
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ROOT / "schemas"
 MODELS = ROOT / "src" / "agentbeats_spec" / "models"
 # Hand-written run-time support beside the generated modules: never written, removed or compared.
 HAND_WRITTEN = frozenset({"_kit.py", "_convert.py"})
-BASE = "https://agentbeats.dev/schemas/"
 
 # Root schemas, read from the package's kind table: the schema of each version of a kind is the root of that
 # version's model. (schema file: (family module, class name, kind name, version)), in the order of the table.
 ROOTS = {
-    schema_id.removeprefix(BASE): (kind.family, kind.models[version], kind.name, version)
+    schema_id.removeprefix(BASE_URI): (kind.family, kind.models[version], kind.name, version)
     for kind in KINDS.values()
     for version, schema_id in kind.versions.items()
 }
@@ -102,8 +109,8 @@ class Generator:
 
     # -- schema navigation -------------------------------------------------------------------------------
     def resolve(self, file: str, ref: str) -> tuple[str, str, dict[str, Any]]:
-        target, fragment = urldefrag(urljoin(BASE + file, ref))
-        target_file = target.removeprefix(BASE)
+        target, fragment = urldefrag(urljoin(BASE_URI + file, ref))
+        target_file = target.removeprefix(BASE_URI)
         node: Any = self.schemas[target_file]
         for token in [part for part in fragment.split("/") if part]:
             node = node[token.replace("~1", "/").replace("~0", "~")]
@@ -282,10 +289,10 @@ def render_package(modules: list[str], classes: dict[str, dict[str, str]]) -> st
     every = [name for kind in KINDS.values() for name in reversed(kind.models.values())]  # the newest first
     lines += ["# The model of a whole artifact, of any kind and version: what load() returns when no kind is named."]
     lines += ["Model: TypeAlias = " + " | ".join(every), ""]
-    lines += ["# The model class of each kind's newest version, as the kind table names it (Kind.model); the"]
+    lines += ["# The model class of each kind's newest version, as the kind table names it (Kind.model_name); the"]
     lines += ["# class of a document of any version is the one Kind.models names for its version."]
     lines += ["MODELS: dict[str, type[Model]] = {"]
-    lines += [f"    {kind.name!r}: {kind.model}," for kind in KINDS.values()]
+    lines += [f"    {kind.name!r}: {kind.model_name}," for kind in KINDS.values()]
     lines += ["}", ""]
     return "\n".join(lines)
 
@@ -324,13 +331,169 @@ def _dependency_order(classes: dict[str, str]) -> list[str]:
 
 
 def generate() -> dict[str, str]:
-    return {name: _formatted(name, text) for name, text in Generator(load_schemas()).run().items()}
+    return {name: _formatted(MODELS / name, text) for name, text in Generator(load_schemas()).run().items()}
 
 
-def _formatted(name: str, text: str) -> str:
-    """The module as ``ruff format`` writes it (ruff is pinned in the dev dependencies)."""
+# -- the copies of the kind table ---------------------------------------------------------------------------
+API = "src/agentbeats_spec/_api.py"
+GENERATED_BY = "by tools/codegen.py from the kind table: do not edit by hand"
+
+
+def _returned(kind: Kind, function: str) -> str:
+    """The models a function gives for a literal kind: those of every version the source can tell, newest first.
+
+    A file's version is told by its content or by its task (an attempt); a text's or a mapping's by its content
+    only, so loads and from_dict give a kind whose documents carry no version its newest model.
+    """
+    told = function == "load" or kind.version_field is not None
+    union = " | ".join(reversed(kind.models.values())) if told else kind.model_name
+    return f"list[{union}]" if kind.syntax == "jsonl" and function != "from_dict" else union
+
+
+SIGNATURES = {
+    "load": ("path: PathLike, kind: {kind}, *, limits: Limits | None = None", "str | None = None"),
+    "loads": ("source: str | bytes, kind: {kind}", "str | None = None"),
+    "from_dict": ("kind: {kind}, data: Mapping[str, Any]", "str"),
+}
+
+
+def overloads(function: str) -> str:
+    """One ``@overload`` per kind, then the one for any other kind name."""
+    parameters, general = SIGNATURES[function]
+    lines = []
+    for kind in KINDS.values():
+        returned = _returned(kind, function)
+        literal = parameters.format(kind=f"Literal[{kind.name!r}]")
+        lines += ["@overload", f"def {function}({literal}) -> {returned}: ..."]
+    lists = [f"list[{_returned(kind, 'from_dict')}]" for kind in KINDS.values() if kind.syntax == "jsonl"]
+    returned = " | ".join(["Model", *lists]) if function != "from_dict" else "Model"
+    lines += ["@overload", f"def {function}({parameters.format(kind=general)}) -> {returned}: ..."]
+    return "\n".join(lines).replace("'", '"') + "\n"
+
+
+def model_imports() -> str:
+    names = sorted({"Model", *(name for kind in KINDS.values() for name in kind.models.values())})
+    listed = "".join(f"        {name},\n" for name in names)
+    return "if TYPE_CHECKING:\n    from .models import (\n" + listed + "    )\n"
+
+
+def kind_names() -> str:
+    return "KIND_NAMES = [\n" + "".join(f"    {kind.name!r},\n" for kind in KINDS.values()).replace("'", '"') + "]\n"
+
+
+def _editor_url(kind: Kind) -> str:
+    return "./.schemas/" + kind.latest.rsplit("/", 1)[-1]
+
+
+def schema_files() -> str:
+    entries = "".join(f'    "{_editor_url(kind)}": "{kind.name}",\n' for kind in KINDS.values() if kind.editor_match)
+    return "SCHEMA_FILES = {\n" + entries + "}\n"
+
+
+def vscode_settings() -> str:
+    """The VS Code ``json.schemas`` of every kind that names editor globs, each against its newest schema."""
+    entries = [
+        "    {\n"
+        f'      "fileMatch": [{", ".join(json.dumps(glob) for glob in kind.editor_match)}],\n'
+        f'      "url": "{_editor_url(kind)}"\n'
+        "    }"
+        for kind in KINDS.values()
+        if kind.editor_match
+    ]
+    return '{\n  "json.schemas": [\n' + ",\n".join(entries) + "\n  ]\n}\n"
+
+
+def readme_kinds() -> str:
+    lines = ["| kind | what it is | file names | versions | identified by |", "|---|---|---|---|---|"]
+    for kind in KINDS.values():
+        files = [f"`{glob}`" for glob in kind.file_match]
+        at_root = kind.run_root_file is not None and kind.run_root_file not in kind.file_match
+        if at_root:
+            files.append(f"`{kind.run_root_file}` at a run root")
+        versions = ", ".join(f"`{version}`" for version in reversed(kind.versions))
+        if kind.version_field is None:
+            versions = "none in the file" if len(kind.versions) == 1 else versions + " (told by its folder)"
+        told = ["path" if "/" in glob else "file name" for glob in kind.file_match]
+        told += ["name at a run root"] * at_root
+        told += [f"`{kind.version_field}`"] * (kind.version_prefix is not None)
+        told += ["`--kind`"]
+        lines.append(
+            f"| `{kind.name}` | {kind.title} | {', '.join(files) or '(by content)'} | {versions} | "
+            f"{', '.join(dict.fromkeys(told))} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def task_versions() -> str:
+    """``records/_versions.py``: the task schema versions for rules/ and records/, which sit below the table."""
+    versions = list(KINDS["agentcompass-task"].versions)  # oldest first, as the table keys them
+    name = {version: "TASK_" + version.rsplit(".", 1)[-1].upper() for version in versions}
+    readable = ", ".join(name[version] for version in reversed(versions)) + "," * (len(versions) == 1)
+    lines = [
+        '"""The AgentCompass task schema versions, for the layers below the kind table (rules/, records/).',
+        "",
+        "GENERATED by tools/codegen.py from the versions of agentcompass-task in the kind table (checking/_kinds.py):",
+        "do not edit by hand. Run `python tools/codegen.py`.",
+        '"""',
+        "",
+        *(f"{name[version]} = {version!r}".replace("'", '"') for version in versions),
+        "# The newest: the version AgentCompass 1.0.1 writes.",
+        f"CURRENT_TASK = {name[versions[-1]]}",
+        "# Every version AgentCompass 1.0.1 reads, the newest first.",
+        f"READABLE_TASKS = ({readable})",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+# Files written whole, and blocks inside hand-written files: (file, block name) -> what the block holds.
+WHOLE_FILES: dict[str, Callable[[], str]] = {
+    "docs/editors/vscode-settings.json": vscode_settings,
+    "src/agentbeats_spec/records/_versions.py": task_versions,
+}
+BLOCKS: dict[tuple[str, str], Callable[[], str]] = {
+    (API, "model imports"): model_imports,
+    (API, "load overloads"): lambda: overloads("load"),
+    (API, "loads overloads"): lambda: overloads("loads"),
+    (API, "from_dict overloads"): lambda: overloads("from_dict"),
+    ("README.md", "kinds"): readme_kinds,
+    ("tests/api/test_api.py", "KIND_NAMES"): kind_names,
+    ("tests/interop/test_editors.py", "SCHEMA_FILES"): schema_files,
+}
+
+
+def with_blocks(file: str, text: str) -> str:
+    """A hand-written file with each of its generated blocks as the table makes it (the marker lines kept)."""
+    for (where, block), make in BLOCKS.items():
+        if where != file:
+            continue
+        lines = text.splitlines(True)
+        begin = [n for n, line in enumerate(lines) if re.search(rf"BEGIN GENERATED {re.escape(block)}(?!\w)", line)]
+        end = [n for n, line in enumerate(lines) if re.search(rf"END GENERATED {re.escape(block)}(?!\w)", line)]
+        if len(begin) != 1 or len(end) != 1 or end[0] < begin[0]:
+            raise SystemExit(f"{file}: expected one 'BEGIN GENERATED {block}' line, then one 'END GENERATED {block}'")
+        content = make()
+        if file.endswith(".py"):
+            content = _formatted(ROOT / file, content)
+        text = "".join([*lines[: begin[0] + 1], content, *lines[end[0] :]])
+    return text
+
+
+def tables(root: Path) -> dict[str, str]:
+    """Every file the kind table makes or has a block in, as it should be under ``root``, by path from it."""
+    wanted = {file: make() for file, make in WHOLE_FILES.items()}
+    wanted = {file: _formatted(ROOT / file, text) if file.endswith(".py") else text for file, text in wanted.items()}
+    for file in dict.fromkeys(file for file, _ in BLOCKS):
+        path = root / file
+        current = path.read_text(encoding="utf-8") if path.exists() else ""
+        wanted[file] = with_blocks(file, current)
+    return wanted
+
+
+def _formatted(path: Path, text: str) -> str:
+    """Python source as ``ruff format`` writes it in ``path`` (ruff is pinned in the dev dependencies)."""
     result = subprocess.run(
-        [sys.executable, "-m", "ruff", "format", "--stdin-filename", str(MODELS / name), "-"],
+        [sys.executable, "-m", "ruff", "format", "--stdin-filename", str(path), "-"],
         input=text,
         capture_output=True,
         text=True,
@@ -338,17 +501,20 @@ def _formatted(name: str, text: str) -> str:
         cwd=ROOT,
     )
     if result.returncode != 0:
-        raise SystemExit(f"ruff format failed on the generated {name}:\n{result.stderr}")
+        raise SystemExit(f"ruff format failed on what is generated for {path.name}:\n{result.stderr}")
     return result.stdout
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare instead of writing")
-    parser.add_argument("--models", type=Path, default=MODELS, help="the models folder (default: the package's)")
+    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to write or check (default: this one)")
+    parser.add_argument("--models", type=Path, help="the models folder (default: the checkout's)")
     arguments = parser.parse_args()
-    models: Path = arguments.models
+    root: Path = arguments.root
+    models: Path = arguments.models or root / MODELS.relative_to(ROOT)
     wanted = generate()
+    files = tables(root)
     if not arguments.check:
         models.mkdir(parents=True, exist_ok=True)
         for stale in models.glob("*.py"):
@@ -356,22 +522,28 @@ def main() -> int:
                 stale.unlink()
         for name, text in wanted.items():
             (models / name).write_text(text, encoding="utf-8")
+        for file, text in files.items():
+            (root / file).write_text(text, encoding="utf-8")
         return 0
-    differences = []
+    differences, stale = [], []
     present = {path.name for path in models.glob("*.py")} - HAND_WRITTEN
-    for name in sorted(present | set(wanted)):
-        path = models / name
+    compared = {models / name: wanted.get(name, "") for name in sorted(present | set(wanted))}
+    compared.update({root / file: text for file, text in files.items()})
+    for path, expected in compared.items():
         current = path.read_text(encoding="utf-8") if path.exists() else ""
-        expected = wanted.get(name, "")
         if current != expected:
+            shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+            stale.append(shown)
             differences.extend(
                 difflib.unified_diff(
-                    current.splitlines(True), expected.splitlines(True), f"committed/{name}", f"generated/{name}"
+                    current.splitlines(True), expected.splitlines(True), f"committed/{shown}", f"generated/{shown}"
                 )
             )
     if differences:
         sys.stdout.writelines(differences)
-        print("\nthe models differ from the schemas: run python tools/codegen.py", file=sys.stderr)
+        for shown in stale:
+            print(f"stale: {shown} (not what the schemas and the kind table make)", file=sys.stderr)
+        print("regenerate them: python tools/codegen.py", file=sys.stderr)
         return 1
     return 0
 

@@ -16,6 +16,7 @@ from .checking import _examine, _kinds, _schemas, _sources
 from .checking._kinds import KINDS, Kind
 from .reading import _documents
 
+# BEGIN GENERATED model imports: by tools/codegen.py from the kind table: do not edit by hand
 if TYPE_CHECKING:
     from .models import (
         AgentbeatsToml,
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
         Trajectory,
         VerifyCase,
     )
+# END GENERATED model imports
 
 PathLike = str | os.PathLike[str]
 # What validate() and scan() read: a path (a file or a folder), the text or bytes of one document, a parsed mapping.
@@ -172,6 +174,7 @@ def kinds() -> tuple[Kind, ...]:
 # its versions (Kind.models), newest first. A text or a mapping tells its version by its content only, so for
 # loads and from_dict a kind whose documents carry no version (an attempt: its task tells) gives its newest model.
 # tests/api/test_models.py checks these overloads against the kind table.
+# BEGIN GENERATED load overloads: by tools/codegen.py from the kind table: do not edit by hand
 @overload
 def load(path: PathLike, kind: Literal["abv3-repo"], *, limits: Limits | None = None) -> AgentbeatsToml: ...
 @overload
@@ -214,6 +217,7 @@ def load(
 def load(path: PathLike, kind: Literal["actf-trajectory"], *, limits: Limits | None = None) -> Trajectory: ...
 @overload
 def load(path: PathLike, kind: str | None = None, *, limits: Limits | None = None) -> Model | list[ProgressEvent]: ...
+# END GENERATED load overloads
 def load(path: PathLike, kind: str | None = None, *, limits: Limits | None = None) -> Model | list[ProgressEvent]:
     """Read, validate and return the model of one artifact file.
 
@@ -227,6 +231,7 @@ def load(path: PathLike, kind: str | None = None, *, limits: Limits | None = Non
     return _model_of(examined)
 
 
+# BEGIN GENERATED loads overloads: by tools/codegen.py from the kind table: do not edit by hand
 @overload
 def loads(source: str | bytes, kind: Literal["abv3-repo"]) -> AgentbeatsToml: ...
 @overload
@@ -257,11 +262,13 @@ def loads(source: str | bytes, kind: Literal["agentcompass-progress-events"]) ->
 def loads(source: str | bytes, kind: Literal["actf-trajectory"]) -> Trajectory: ...
 @overload
 def loads(source: str | bytes, kind: str | None = None) -> Model | list[ProgressEvent]: ...
+# END GENERATED loads overloads
 def loads(source: str | bytes, kind: str | None = None) -> Model | list[ProgressEvent]:
     """Like :func:`load`, for the text or bytes of a document."""
     return _model_of(_sources.examine_source(source, _kinds.get(kind) if kind else None))
 
 
+# BEGIN GENERATED from_dict overloads: by tools/codegen.py from the kind table: do not edit by hand
 @overload
 def from_dict(kind: Literal["abv3-repo"], data: Mapping[str, Any]) -> AgentbeatsToml: ...
 @overload
@@ -292,6 +299,7 @@ def from_dict(kind: Literal["agentcompass-progress-events"], data: Mapping[str, 
 def from_dict(kind: Literal["actf-trajectory"], data: Mapping[str, Any]) -> Trajectory: ...
 @overload
 def from_dict(kind: str, data: Mapping[str, Any]) -> Model: ...
+# END GENERATED from_dict overloads
 def from_dict(kind: str, data: Mapping[str, Any]) -> Model:
     """The model of an already parsed document (one event, for progress events), validated as by :func:`load`."""
     return _one_model_of(_sources.examine_source(data, _kinds.get(kind)))

@@ -15,6 +15,7 @@ from agentbeats_spec import Issue, SpecError, UnknownKind, kinds, schema, valida
 
 from ..conftest import ROOT, TASK_DIR
 
+# BEGIN GENERATED KIND_NAMES: by tools/codegen.py from the kind table: do not edit by hand
 KIND_NAMES = [
     "abv3-repo",
     "abv3-results",
@@ -31,6 +32,7 @@ KIND_NAMES = [
     "agentcompass-progress-events",
     "actf-trajectory",
 ]
+# END GENERATED KIND_NAMES
 
 
 def test_the_public_names_are_exactly_these() -> None:

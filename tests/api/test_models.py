@@ -281,14 +281,14 @@ def _returned(kind: agentbeats_spec.Kind, function: str) -> str:
     A file's version is told by its content or by its task (an attempt); a text's or a mapping's by its content.
     """
     told = function == "load" or kind.version_field is not None
-    union = " | ".join(reversed(kind.models.values())) if told else kind.model
+    union = " | ".join(reversed(kind.models.values())) if told else kind.model_name
     return f"list[{union}]" if kind.syntax == "jsonl" and function != "from_dict" else union
 
 
 @pytest.mark.parametrize("function", ["load", "loads", "from_dict"])
 def test_there_is_one_typed_overload_per_kind_and_it_names_the_models_of_its_versions(function: str) -> None:
     assert _overloads(function) == {kind.name: _returned(kind, function) for kind in kinds()}
-    assert {name: model.__name__ for name, model in MODELS.items()} == {k.name: k.model for k in kinds()}
+    assert {name: model.__name__ for name, model in MODELS.items()} == {k.name: k.model_name for k in kinds()}
 
 
 def test_from_dict_gives_one_progress_event_and_loads_the_lines_of_a_file() -> None:

@@ -19,17 +19,19 @@ from ..conftest import FIXTURES, ROOT
 
 EDITORS = ROOT / "docs" / "editors"
 TAPLO = ROOT / "tests" / "node" / "node_modules" / ".bin" / "taplo"
+# BEGIN GENERATED SCHEMA_FILES: by tools/codegen.py from the kind table: do not edit by hand
 SCHEMA_FILES = {
-    "./.schemas/abv3-results.v1.json": "abv3-results",
+    "./.schemas/results.v1.json": "abv3-results",
     "./.schemas/verify-case.v1.json": "abb-case",
     "./.schemas/task.v3.json": "agentcompass-task",
     "./.schemas/attempt.v3.json": "agentcompass-attempt",
-    "./.schemas/retry.v1.json": "agentcompass-retry",
     "./.schemas/task-detail.v3.json": "agentcompass-task-detail",
-    "./.schemas/trajectory.v1.0.json": "actf-trajectory",
+    "./.schemas/retry.v1.json": "agentcompass-retry",
     "./.schemas/run-info.v3.json": "agentcompass-run-info",
     "./.schemas/analysis-summary.v1.json": "agentcompass-analysis-summary",
+    "./.schemas/trajectory.v1.0.json": "actf-trajectory",
 }
+# END GENERATED SCHEMA_FILES
 # Run-level files with names too common to match anywhere (and JSON Lines, which editors do not check).
 RUN_ROOT_ONLY = {"agentcompass-params", "agentcompass-metrics", "agentcompass-progress", "agentcompass-progress-events"}
 

@@ -59,7 +59,7 @@ def test_every_valid_fixture_loads_and_is_written_back_as_it_was(tmp_path: Path,
     if isinstance(loaded, list):  # progress.jsonl: one model per line
         assert "".join(dumps(event) for event in loaded).encode("utf-8") == raw
         return
-    assert type(loaded).__name__ == kind.model and loaded.__kind__ == kind.name
+    assert type(loaded).__name__ == kind.model_name and loaded.__kind__ == kind.name
     copy = tmp_path / path.name
     shutil.copy(path, copy)  # an existing TOML file keeps its style: the copy is the writer's form of itself
     dump(loaded, copy)

@@ -28,11 +28,18 @@ class Kind:
     ``versions`` maps the value of ``version_field`` to a schema ``$id`` (the newest last). Kinds
     whose files carry no version have one entry keyed by the schema's own version (``v1``, as its file is named).
     ``file_match`` are the globs that name its files anywhere (one glob per path component, matched against the
-    last components of a path); ``run_root_file`` is a name too common for that, which means this kind only at
-    the root of an AgentCompass run. A ``version_field`` value starting with ``version_prefix`` names the kind
-    even when the version is one the package does not know. ``model`` is the class of its newest version's
-    documents in :mod:`agentbeats_spec.models`, ``older_models`` that of each older version (every version has
-    one: tools/codegen.py generates each class from its version's schema); ``models`` lists them all.
+    last components of a path); ``run_root_file`` is the name AgentCompass gives its one file at the root of a run
+    (the run's files, ``layouts.agentcompass.RUN_FILES``), which alone means this kind, only there, when no glob
+    of ``file_match`` names it. ``editor_match`` are the VS Code globs that tell an editor which files to check
+    against its newest schema (none: editors are not told; tools/codegen.py writes docs/editors/vscode-settings.json
+    from them). A ``version_field`` value starting with ``version_prefix`` names the kind even when the version is
+    one the package does not know. ``model_name`` is the name of the class of its newest version's documents in
+    :mod:`agentbeats_spec.models`, ``older_model_names`` that of each older version (every version has one:
+    tools/codegen.py generates each class from its version's schema); ``models`` lists them all.
+
+    This table is the one place a kind is stated: tools/codegen.py generates from it the typed overloads of
+    ``load``/``loads``/``from_dict``, the README's table of kinds, the editor settings, the tests' lists of kinds and
+    ``records/_versions.py``; ``python tools/codegen.py --check`` fails while any of them is stale.
     """
 
     name: str
@@ -49,8 +56,9 @@ class Kind:
     unknown_version_note: str = ""
     version_prefix: str | None = None
     run_root_file: str | None = None
-    model: str = attrs.field(kw_only=True)
-    older_models: Mapping[str, str] = attrs.field(kw_only=True, factory=dict)
+    model_name: str = attrs.field(kw_only=True)
+    older_model_names: Mapping[str, str] = attrs.field(kw_only=True, factory=dict)
+    editor_match: tuple[str, ...] = attrs.field(default=(), kw_only=True)
     # For a schema with a ``$defs/written`` (the writer's shape beyond what its readers require): which reader
     # tolerates a departure at a pointer, and how; each departure is then a warning (rule.writer-shape).
     tolerated: Callable[[str], str] | None = attrs.field(default=None, kw_only=True)
@@ -65,12 +73,12 @@ class Kind:
     def models(self) -> dict[str, str]:
         """The model class name of each version, by version (the newest last, as in ``versions``)."""
         *older, newest = self.versions
-        return {**{version: self.older_models[version] for version in older}, newest: self.model}
+        return {**{version: self.older_model_names[version] for version in older}, newest: self.model_name}
 
     def model_of(self, data: Any) -> str:
         """The model class name of a valid document: that of the version whose schema it was checked against."""
         schema_id = self.schema_id(data)
-        return next((self.models[v] for v, each in self.versions.items() if each == schema_id), self.model)
+        return next((self.models[v] for v, each in self.versions.items() if each == schema_id), self.model_name)
 
     def schema_id(self, data: Any) -> str | None:
         """The schema for this document, or None when its version is not one the package knows."""
@@ -80,6 +88,13 @@ class Kind:
         if not isinstance(version, str):
             return self.latest  # a missing or mistyped version is the schema's to report
         return self.versions.get(version)
+
+
+# The AgentCompass task schema versions, oldest first: their one home. The task, attempt and task-detail schemas
+# are keyed by them; the layers below this table (rules/, records/) read them from records/_versions.py, which
+# tools/codegen.py writes from the agentcompass-task entry (CURRENT_TASK is its newest version).
+TASK_V2 = "agentcompass.task.v2"
+TASK_V3 = "agentcompass.task.v3"
 
 
 def _id(path: str) -> str:
@@ -102,7 +117,7 @@ KINDS: dict[str, Kind] = {
             {"v1": _id("abv3/agentbeats-toml.v1.json")},
             abv3.repo,
             ("agentbeats.toml",),
-            model="AgentbeatsToml",
+            model_name="AgentbeatsToml",
         ),
         Kind(
             "abv3-results",
@@ -112,7 +127,8 @@ KINDS: dict[str, Kind] = {
             {"v1": _id("abv3/results.v1.json")},
             abv3.results,
             ("results.json",),
-            model="ExperimentResults",
+            model_name="ExperimentResults",
+            editor_match=("**/results/*/results.json",),
         ),
         Kind(
             "abb-case",
@@ -122,7 +138,8 @@ KINDS: dict[str, Kind] = {
             {"v1": _id("abb/verify-case.v1.json")},
             abb.case,
             ("verify.case.json", "case.json"),
-            model="VerifyCase",
+            model_name="VerifyCase",
+            editor_match=("**/verify.case.json", "**/attempts/*/case.json"),
         ),
         Kind(
             "agentcompass-task",
@@ -130,8 +147,8 @@ KINDS: dict[str, Kind] = {
             "AgentCompass task index (task.json)",
             "json",
             {
-                "agentcompass.task.v2": _id("agentcompass/task.v2.json"),
-                "agentcompass.task.v3": _id("agentcompass/task.v3.json"),
+                TASK_V2: _id("agentcompass/task.v2.json"),
+                TASK_V3: _id("agentcompass/task.v3.json"),
             },
             agentcompass.task,
             ("task.json",),
@@ -142,8 +159,9 @@ KINDS: dict[str, Kind] = {
             },
             unknown_version_note="AgentCompass 1.0.1 reads only agentcompass.task.v3 and agentcompass.task.v2",
             version_prefix="agentcompass.task.",
-            model="TaskIndex",
-            older_models={"agentcompass.task.v2": "TaskIndexV2"},
+            model_name="TaskIndex",
+            editor_match=("**/details/*/*/task.json",),
+            older_model_names={TASK_V2: "TaskIndexV2"},
         ),
         Kind(
             "agentcompass-attempt",
@@ -151,23 +169,25 @@ KINDS: dict[str, Kind] = {
             "AgentCompass attempt result (attempt-<n>/result.json)",
             "json",
             {
-                "agentcompass.task.v2": _id("agentcompass/attempt.v2.json"),
-                "agentcompass.task.v3": _id("agentcompass/attempt.v3.json"),
+                TASK_V2: _id("agentcompass/attempt.v2.json"),
+                TASK_V3: _id("agentcompass/attempt.v3.json"),
             },
             agentcompass.result,
             ("attempt-*/result.json",),
-            model="AttemptResult",
-            older_models={"agentcompass.task.v2": "AttemptResultV2"},
+            model_name="AttemptResult",
+            editor_match=("**/details/*/*/attempt-*/result.json",),
+            older_model_names={TASK_V2: "AttemptResultV2"},
         ),
         Kind(
             "agentcompass-task-detail",
             "agentcompass",
             "AgentCompass task detail record (reconstructed)",
             "json",
-            {"agentcompass.task.v3": _id("agentcompass/task-detail.v3.json")},
+            {TASK_V3: _id("agentcompass/task-detail.v3.json")},
             agentcompass.task_detail,
             ("*.task-detail.json", "task-detail.json"),
-            model="TaskDetail",
+            model_name="TaskDetail",
+            editor_match=("**/*.task-detail.json",),
         ),
         Kind(
             "agentcompass-retry",
@@ -179,7 +199,8 @@ KINDS: dict[str, Kind] = {
             ("attempt-*/retries/*.json",),
             version_field="schema_version",
             version_prefix="agentcompass.retry.",
-            model="RetryRecord",
+            model_name="RetryRecord",
+            editor_match=("**/attempt-*/retries/*.json",),
         ),
         Kind(
             "agentcompass-run-info",
@@ -192,12 +213,14 @@ KINDS: dict[str, Kind] = {
             },
             agentcompass_run.run_info,
             ("run_info.json",),
+            run_root_file="run_info.json",
             version_field="schema_version",
             unknown_version_note="AgentCompass 1.0.1 refuses to resume, reuse, summarize or analyze a run whose "
             "run_info.json has another version (runs of an older format must be rerun)",
             version_prefix="agentcompass.run_info.",
-            model="RunInfo",
-            older_models={"agentcompass.run_info.v2": "RunInfoV2"},
+            model_name="RunInfo",
+            editor_match=("**/run_info.json",),
+            older_model_names={"agentcompass.run_info.v2": "RunInfoV2"},
             tolerated=agentcompass_run.tolerated_in_run_info,
             refused=agentcompass_run.REFUSED["run_info"],
         ),
@@ -210,7 +233,7 @@ KINDS: dict[str, Kind] = {
             agentcompass_run.params,
             (),
             run_root_file="params.json",
-            model="RunParams",
+            model_name="RunParams",
             tolerated=agentcompass_run.tolerated_in_params,
             refused=agentcompass_run.REFUSED["params"],
         ),
@@ -223,7 +246,7 @@ KINDS: dict[str, Kind] = {
             agentcompass_run.metrics,
             (),
             run_root_file="metrics.json",
-            model="MetricReport",
+            model_name="MetricReport",
             tolerated=agentcompass_run.tolerated_in_metrics,
             refused=agentcompass_run.REFUSED["metrics"],
         ),
@@ -235,7 +258,9 @@ KINDS: dict[str, Kind] = {
             {"v1": _id("agentcompass/analysis-summary.v1.json")},
             agentcompass_run.analysis_summary,
             ("analysis_summary.json",),
-            model="AnalysisSummary",
+            run_root_file="analysis_summary.json",
+            model_name="AnalysisSummary",
+            editor_match=("**/analysis_summary.json",),
             tolerated=agentcompass_run.tolerated_in_analysis_summary,
             refused=agentcompass_run.REFUSED["browsed"],
         ),
@@ -248,7 +273,7 @@ KINDS: dict[str, Kind] = {
             agentcompass_run.progress,
             (),
             run_root_file="progress.json",
-            model="ProgressSnapshot",
+            model_name="ProgressSnapshot",
             tolerated=agentcompass_run.tolerated_in_progress,
             refused=agentcompass_run.REFUSED["browsed"],
         ),
@@ -260,7 +285,8 @@ KINDS: dict[str, Kind] = {
             {"v1": _id("agentcompass/progress-event.v1.json")},
             agentcompass_run.progress_event,
             ("progress.jsonl",),
-            model="ProgressEvent",
+            run_root_file="progress.jsonl",
+            model_name="ProgressEvent",
             tolerated=agentcompass_run.tolerated_in_progress_events,
             refused=agentcompass_run.REFUSED["events"],
         ),
@@ -274,14 +300,15 @@ KINDS: dict[str, Kind] = {
             (),
             version_field="schema_version",
             version_prefix="ACTF_",
-            model="Trajectory",
+            model_name="Trajectory",
+            editor_match=("**/*.actf.json",),
         ),
     )
 }
 
 # Rules that belong to one version of a kind whose files carry no version (an attempt of a v2 task).
 _VERSION_RULES: dict[tuple[str, str], Rules] = {
-    ("agentcompass-attempt", "agentcompass.task.v2"): agentcompass.legacy_result,
+    ("agentcompass-attempt", TASK_V2): agentcompass.legacy_result,
 }
 
 
@@ -339,8 +366,10 @@ def is_run_root(folder: PurePath) -> bool:
 def pinned(kind: Kind, version: str) -> Kind:
     """``kind`` with only the schema (and rules) of one version: for files whose version their folder tells."""
     rules = _VERSION_RULES.get((kind.name, version), kind.rules)
-    model = kind.models[version]
-    return attrs.evolve(kind, versions={version: kind.versions[version]}, rules=rules, model=model, older_models={})
+    model_name = kind.models[version]
+    return attrs.evolve(
+        kind, versions={version: kind.versions[version]}, rules=rules, model_name=model_name, older_model_names={}
+    )
 
 
 def of_model(cls: type) -> Kind | None:

@@ -25,6 +25,7 @@ from ..checking._examine import Examined
 from ..checking._sources import examine_named, members, read_schemaless
 from ..reading._pointers import join
 from ..records._states import FINAL_STATES, STATES, final_state
+from ..records._versions import CURRENT_TASK, TASK_V2
 from ..rules._common import is_int
 from ..rules.abv3 import inside_root
 from ..walk._fs import Entry, Reporter, entries, is_inside, present
@@ -40,8 +41,6 @@ _ARCHIVE = re.compile(r"^[0-9a-f]{32}$")
 _TEMPORARY = re.compile(r"^\..*\.tmp$|^\.tmp\.")
 _RETRY_NAME_REST = re.compile(r"([1-9][0-9]*)\.(.+)\.json$")  # after "<task>.attempt<n>.retry"
 
-CURRENT_TASK = "agentcompass.task.v3"
-LEGACY_TASK = "agentcompass.task.v2"
 TASK = _kinds.KINDS["agentcompass-task"]
 ATTEMPT = _kinds.KINDS["agentcompass-attempt"]
 RETRY = _kinds.KINDS["agentcompass-retry"]
@@ -83,15 +82,9 @@ def plan(folder: Path, walk: Walk, others: list[Any] | None = None) -> None:
         walk.defer(task_unit, folder, state, root)
 
 
-# The files AgentCompass 1.0.1 writes at a run root, by kind; summary.md and analysis_summary.md are text.
-RUN_FILES = {
-    "run_info.json": "agentcompass-run-info",
-    "params.json": "agentcompass-params",
-    "metrics.json": "agentcompass-metrics",
-    "analysis_summary.json": "agentcompass-analysis-summary",
-    "progress.json": "agentcompass-progress",
-    "progress.jsonl": "agentcompass-progress-events",
-}
+# The files AgentCompass 1.0.1 writes at a run root, by kind, as the kind table names them (Kind.run_root_file);
+# summary.md and analysis_summary.md are text.
+RUN_FILES = {kind.run_root_file: kind.name for kind in _kinds.KINDS.values() if kind.run_root_file is not None}
 RUN_TEXT_FILES = ("summary.md", "analysis_summary.md")
 MIGRATION_STAGING = ".agentbeats-spec-migrate"
 
@@ -242,7 +235,7 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
     task_id = data.get("task_id") if isinstance(data.get("task_id"), str) else None
     _check_task_name(task, task_id, collector)
     version = data.get("schema_version")
-    legacy = version == LEGACY_TASK
+    legacy = version == TASK_V2
     known = isinstance(version, str) and version in ATTEMPT.versions
     attempt_kind = _kinds.pinned(ATTEMPT, str(version)) if known else ATTEMPT
     if state is None and root is not None and version == CURRENT_TASK:

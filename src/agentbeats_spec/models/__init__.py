@@ -116,7 +116,7 @@ Model: TypeAlias = (
     | Trajectory
 )
 
-# The model class of each kind's newest version, as the kind table names it (Kind.model); the
+# The model class of each kind's newest version, as the kind table names it (Kind.model_name); the
 # class of a document of any version is the one Kind.models names for its version.
 MODELS: dict[str, type[Model]] = {
     "abv3-repo": AgentbeatsToml,

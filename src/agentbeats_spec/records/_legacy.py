@@ -15,7 +15,6 @@ from typing import Any
 
 from ._persisted import mask_diagnostics
 
-TASK_V2 = "agentcompass.task.v2"
 QUIET_STATUSES = ("completed", "skipped", "cancelled", "interrupted")
 # Keys whose presence in meta.benchmark.scoring means a score was recorded despite a judge error.
 SCORE_KEYS = ("score", "grading", "race", "fact")

@@ -10,6 +10,7 @@ from typing import Any
 from .._issues import Anchor, Finding
 from .._text import quote
 from ..reading._pointers import join
+from ..records._versions import TASK_V2
 from . import actf
 from ._common import is_int, once_per_document
 
@@ -25,7 +26,7 @@ def _attempt_numbers(mapping: Any) -> list[int]:
 def task(data: Any) -> Iterator[Finding]:
     if not isinstance(data, dict):
         return
-    if data.get("schema_version") == "agentcompass.task.v2":
+    if data.get("schema_version") == TASK_V2:
         yield Finding(
             "/schema_version",
             "legacy.task-v2",

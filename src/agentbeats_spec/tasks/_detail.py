@@ -29,13 +29,12 @@ from ..checking._examine import issues_of
 from ..layouts import agentcompass as layout
 from ..records import _legacy, _persisted
 from ..records._states import RUNNING, STATES, final_state
+from ..records._versions import CURRENT_TASK, READABLE_TASKS, TASK_V2
 from ..writing import _atomic
 
 if TYPE_CHECKING:
     from ..models import TaskDetail
 
-TASK_SCHEMA = "agentcompass.task.v3"
-READABLE_SCHEMAS = ("agentcompass.task.v3", "agentcompass.task.v2")
 
 
 def read_task(task_dir: str | os.PathLike[str]) -> TaskDetail:
@@ -55,7 +54,7 @@ def read_task(task_dir: str | os.PathLike[str]) -> TaskDetail:
     collector = Collector()
     files = layout.check_task(folder, collector)
     report = collector.report()
-    legacy = files is not None and _version(files) == _legacy.TASK_V2
+    legacy = files is not None and _version(files) == TASK_V2
     if files is not None and legacy:
         _refuse_unconvertible(files, report.issues)
     if files is None or not report.valid:
@@ -193,7 +192,7 @@ def _write_task(
             with task.child(directory) as attempt:
                 attempt.write("result.json", _atomic.serialize(result, "json"))
         index.update({member: data[member] for member in layout.SHARED})
-        index["schema_version"] = TASK_SCHEMA
+        index["schema_version"] = CURRENT_TASK
         task.write("task.json", _atomic.serialize(index, "json"))
 
         state = _state(data["attempts"])
@@ -555,14 +554,14 @@ def _identity(task: _atomic.Folder, task_id: str) -> dict[str, Any]:
     path = task.path / "task.json"
     raw = task.read("task.json", _INDEX_LIMIT)
     if raw is None:
-        return {"schema_version": TASK_SCHEMA, "task_id": task_id, "attempts": {}}
+        return {"schema_version": CURRENT_TASK, "task_id": task_id, "attempts": {}}
     try:
         index = json.loads(raw)
     except ValueError as error:
         raise _atomic.refused(path, f"the task index there is not JSON ({error}); nothing was written") from None
     if (
         not isinstance(index, dict)
-        or index.get("schema_version") not in READABLE_SCHEMAS
+        or index.get("schema_version") not in READABLE_TASKS
         or index.get("task_id") != task_id
         or not isinstance(index.get("attempts"), dict)
     ):

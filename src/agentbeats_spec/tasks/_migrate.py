@@ -30,6 +30,7 @@ from .._text import printable, quote
 from ..layouts import agentcompass as layout
 from ..reading._bounded import read_file
 from ..records._states import STATES
+from ..records._versions import CURRENT_TASK, TASK_V2
 from ..walk._fs import is_file, is_folder
 from ..writing._atomic import LINK_REASON, Folder, copy_file
 from ..writing._atomic import refused as _refused
@@ -180,7 +181,7 @@ def _convert(run: Path, task: Path, version: str | None) -> _Task:
     from . import _detail
 
     relative = task.relative_to(run)
-    if version != layout.LEGACY_TASK:
+    if version != TASK_V2:
         return _Task(relative, version)
     task_id = _task_id(task / "task.json")
     if task_id is not None and task.name != layout.task_folder_name(task_id):
@@ -213,12 +214,12 @@ def _report(run: Path, tasks: list[_Task], *, dry_run: bool = False) -> Migratio
         run=run,
         converted=converted,
         already_v3=tuple(
-            task.folder for task in tasks if task.version == layout.CURRENT_TASK and task.folder not in targets
+            task.folder for task in tasks if task.version == CURRENT_TASK and task.folder not in targets
         ),
         refused=tuple(
             Refused(task.folder, task.reason or f"task.json has schema_version {task.version!r}, which is not v2")
             for task in tasks
-            if task.version != layout.CURRENT_TASK and (task.reason or task.target is None)
+            if task.version != CURRENT_TASK and (task.reason or task.target is None)
         ),
         dry_run=dry_run,
     )
