@@ -12,7 +12,7 @@ from .._settings import current
 from ..reading import _documents
 from ..reading._bounded import read_bounded
 from ..reading._documents import Document, syntax_of
-from . import _kinds
+from . import _jsonl, _kinds
 from ._collect import failing_on
 from ._examine import Examined, Kept, examine, too_deep, unread_file
 
@@ -33,7 +33,7 @@ def scan_file(path: Path, *, follow: bool = False) -> Examined | None:
 
 
 def _scan_file(path: Path, follow: bool) -> Examined | None:
-    from ..credentials import _scan
+    from ..credentials import _scan  # lazy for start-up time: a check without a secret scan never imports it
 
     allow = current().allow or _scan.NOTHING_ALLOWED
     file = str(path)
@@ -59,8 +59,6 @@ def _scan_file(path: Path, follow: bool) -> Examined | None:
 def examine_source(source: Any, kind: _kinds.Kind | None) -> Examined:
     """The text or bytes of one document, or a parsed mapping."""
     if kind is not None and kind.syntax == "jsonl" and isinstance(source, (str, bytes)):
-        from . import _jsonl
-
         raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
         return _jsonl.examine(raw, kind, None)
     return examine(document_of(source, kind), kind, None)
@@ -163,8 +161,6 @@ def read_named(path: Path) -> tuple[bytes, Finding | None]:
 
 
 def _examine_lines(raw: bytes, kind: _kinds.Kind | None, file: str) -> Examined:
-    from . import _jsonl
-
     return _jsonl.examine(raw, kind, file)
 
 

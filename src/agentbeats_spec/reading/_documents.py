@@ -71,10 +71,7 @@ class Document:
             located = _nativejson.locate(self.source, self.offsets, set(targets.values()))
         else:
             assert text is not None
-            if self.syntax == "json":
-                locate = _json.locate
-            else:
-                from ._toml import locate
+            locate = _json.locate if self.syntax == "json" else _toml.locate
             try:
                 located = locate(text, set(targets.values()))
             except ValueError:  # text that does not parse (its syntax error is reported): findings go to its start
