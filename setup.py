@@ -1,7 +1,8 @@
-"""Build steps pyproject.toml cannot state: the optional native reader and the schemas inside the package.
+"""Build steps pyproject.toml cannot state: the optional native modules and the schemas inside the package.
 
-The native strict JSON reader (src/agentbeats_spec/reading/_native.c) is optional: without a working C compiler the
-build goes on and the package reads JSON with its pure-Python path (same reports, slower).
+The native strict JSON reader (src/agentbeats_spec/reading/_native.c) and the ACTF rules' step pre-filter
+(src/agentbeats_spec/rules/_actf_native.c) are optional: without a working C compiler the build goes on and the
+package runs its pure-Python paths (same reports, slower).
 """
 
 from __future__ import annotations
@@ -24,13 +25,13 @@ class OptionalBuildExt(build_ext):
         try:
             super().run()
         except Exception as error:  # any build failure leaves the pure-Python path
-            self.warn(f"the native JSON reader was not built ({error}); the pure-Python reader is used")
+            self.warn(f"a native module was not built ({error}); its pure-Python path is used")
 
     def build_extension(self, ext: Extension) -> None:
         try:
             super().build_extension(ext)
         except Exception as error:
-            self.warn(f"the native JSON reader was not built ({error}); the pure-Python reader is used")
+            self.warn(f"a native module was not built ({error}); its pure-Python path is used")
 
 
 class BuildPyWithSchemas(build_py):
@@ -44,11 +45,19 @@ class BuildPyWithSchemas(build_py):
         shutil.copytree(ROOT / "schemas", target)
 
 
+FLAGS = [] if os.name == "nt" else ["-O2", "-std=c99", "-Wall"]
+# The strict JSON reader (reading/), and the native help of the ACTF per-step rules (rules/): each optional.
 native = Extension(
     "agentbeats_spec.reading._native",
     sources=["src/agentbeats_spec/reading/_native.c"],
     optional=True,
-    extra_compile_args=[] if os.name == "nt" else ["-O2", "-std=c99", "-Wall"],
+    extra_compile_args=FLAGS,
+)
+actf_native = Extension(
+    "agentbeats_spec.rules._actf_native",
+    sources=["src/agentbeats_spec/rules/_actf_native.c"],
+    optional=True,
+    extra_compile_args=FLAGS,
 )
 
-setup(ext_modules=[native], cmdclass={"build_ext": OptionalBuildExt, "build_py": BuildPyWithSchemas})
+setup(ext_modules=[native, actf_native], cmdclass={"build_ext": OptionalBuildExt, "build_py": BuildPyWithSchemas})

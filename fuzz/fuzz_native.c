@@ -1,11 +1,22 @@
-/* libFuzzer harness for the native strict reader, under AddressSanitizer and UndefinedBehaviorSanitizer.
+/* libFuzzer harness for the native strict reader and the ACTF rules' native step filter, under AddressSanitizer and
+ * UndefinedBehaviorSanitizer.
  *
- * The reader is compiled into the harness (the same source as the extension) and registered as
- * agentbeats_spec.reading._native, so that the oracle (fuzz/oracle.py) judges it against the exact pure-Python reader:
- * a clean verdict must mean the exact reader finds nothing and builds the same data, and the offsets must place
- * every path where the exact locator does. Any disagreement aborts, which libFuzzer records as a crash.
+ * Both are compiled into the harness (the same sources as the extensions) and registered as
+ * agentbeats_spec.reading._native and agentbeats_spec.rules._actf_native, so that the oracle (fuzz/oracle.py) judges
+ * them: a clean verdict must mean the exact reader finds nothing and builds the same data, the offsets must place
+ * every path where the exact locator does, and the step filter must leave the rules' findings unchanged. Any
+ * disagreement aborts, which libFuzzer records as a crash.
  */
 #include "../src/agentbeats_spec/reading/_native.c"
+#include "../src/agentbeats_spec/rules/_actf_native.c"
+
+static void register_module(const char *name, PyObject *module) {
+    PyObject *modules = PyImport_GetModuleDict();
+    if (module == NULL || PyDict_SetItemString(modules, name, module) < 0) {
+        PyErr_Print();
+        abort();
+    }
+}
 
 static PyObject *oracle_check;
 
@@ -13,12 +24,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
     Py_InitializeEx(0);
-    PyObject *module = PyInit__native();
-    PyObject *modules = PyImport_GetModuleDict();
-    if (module == NULL || PyDict_SetItemString(modules, "agentbeats_spec.reading._native", module) < 0) {
-        PyErr_Print();
-        abort();
-    }
+    register_module("agentbeats_spec.reading._native", PyInit__native());
+    register_module("agentbeats_spec.rules._actf_native", PyInit__actf_native());
     PyObject *oracle = PyImport_ImportModule("oracle");
     if (oracle == NULL) {
         PyErr_Print();

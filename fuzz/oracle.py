@@ -1,7 +1,9 @@
-"""The fuzzer's oracle: the native reader's verdict, data and offsets against the exact pure-Python reader.
+"""The fuzzer's oracle: the native reader's verdict, data and offsets against the exact pure-Python reader, and the
+ACTF rules' native step filter against the rules judging every step.
 
-Imported by the libFuzzer harness (fuzz_native.c) with the harness's own build of the native reader already
-registered as ``agentbeats_spec.reading._native``. An AssertionError here is a crash to the fuzzer.
+Imported by the libFuzzer harness (fuzz_native.c) with the harness's own builds of both native modules already
+registered as ``agentbeats_spec.reading._native`` and ``agentbeats_spec.rules._actf_native``. An AssertionError
+here is a crash to the fuzzer.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import json
 from typing import Any
 
 from agentbeats_spec.reading import _json, _native, _nativejson
-from agentbeats_spec.rules import actf
+from agentbeats_spec.rules import _actf_steps, actf
 
 MAX_DEPTH = 64  # low enough for the fuzzer to reach, so that the limit's edge is exercised
 
@@ -46,11 +48,11 @@ def check(raw: bytes) -> None:
     assert [lines[offset] for offset in offsets] == [by_text[characters.get(offset, offset)] for offset in offsets]
     for trajectory in _trajectories(data):  # the ACTF step pre-filter leaves the rules' findings unchanged
         filtered = list(actf.trajectory(trajectory))
-        _nativejson.available = False
+        native, _actf_steps._actf_native = _actf_steps._actf_native, None
         try:
             assert list(actf.trajectory(trajectory)) == filtered, raw
         finally:
-            _nativejson.available = True
+            _actf_steps._actf_native = native
 
 
 def _trajectories(value: Any) -> Any:

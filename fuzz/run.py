@@ -1,4 +1,4 @@
-"""Build the libFuzzer harness of the native reader (ASan + UBSan) and run it for a bounded time.
+"""Build the libFuzzer harness of the native modules (ASan + UBSan) and run it for a bounded time.
 
     python fuzz/run.py --seconds 45            # what CI runs (make fuzz)
     nice -n 10 python fuzz/run.py --seconds 3600 --jobs 1

@@ -16,7 +16,8 @@ import pytest
 from agentbeats_spec import InvalidDocument, Issue, Limits, validate
 from agentbeats_spec._codes import CODES, FAMILIES, TABLE, Severity
 from agentbeats_spec._issues import Finding
-from agentbeats_spec.checking._schemas import _CODE_NAMES, documents
+from agentbeats_spec.checking._keywords import placed
+from agentbeats_spec.checking._schemas import documents
 
 from ..conftest import FIXTURES, ROOT, TASK_DIR, VALID, load_fixture
 
@@ -416,5 +417,5 @@ def test_every_assertion_keyword_of_the_shipped_schemas_has_its_code_in_the_tabl
     used = {keyword for document in documents().values() for keyword in _keywords(document)} & ASSERTIONS
     assert {"type", "required", "additionalProperties", "pattern"} <= used
     applicators = {"items", "prefixItems", "contains", "allOf"}  # they fail through a subschema's own keyword
-    missing = {keyword for keyword in used - applicators if "schema." + _CODE_NAMES.get(keyword, keyword) not in CODES}
+    missing = {keyword for keyword in used - applicators if "schema." + placed(keyword).code not in CODES}
     assert not missing, missing

@@ -159,8 +159,16 @@ def test_the_offsets_table_lists_every_container_in_document_order() -> None:
     pairs = [int.from_bytes(table[i : i + 8], sys.byteorder) for i in range(0, len(table), 8)]
     containers = list(zip(pairs[::2], pairs[1::2], strict=True))
     assert containers == [(0, len(raw)), (6, 20), (10, 19), (16, 18), (27, 29)]
-    assert _native.members(raw, table, 0) == [("a", 1, 6), ("c", 22, 27)]
-    assert _native.members(raw, table, 6) == [(None, -1, 7), (None, -1, 10)]
+    assert _native.find_each(raw, table, 0, ["a", "c"]) == [(1, 6), (22, 27)]
+    assert _native.find_each(raw, table, 6, [0, 1]) == [(-1, 7), (-1, 10)]
+
+
+def test_the_native_reader_knows_only_json() -> None:
+    """Reading, finding members again and counting lines: nothing of any rule or kind lives in the C reader."""
+    flags = {"SYNTAX", "EMPTY", "TRAILING", "DEPTH", "DUPLICATE", "LARGE_INTEGER", "NON_FINITE", "CONTROL", "UTF8",
+             "BOM", "SURROGATE"}  # fmt: skip
+    public = {name for name in dir(_native) if not name.startswith("_")}
+    assert public == {"read", "find_each", "line_columns", *(f"FLAG_{flag}" for flag in flags)}
 
 
 def test_line_columns_count_lines_and_characters() -> None:
@@ -292,56 +300,6 @@ def test_forcing_the_pure_path_gives_the_same_command_line_report() -> None:
         [sys.executable, "-c", probe], env={**os.environ, "AGENTBEATS_SPEC_PURE": "1"}, capture_output=True, text=True
     )
     assert pure_probe.stdout.strip() == "False"
-
-
-# The ACTF per-step rules: the native pre-filter hands them only the steps where they may find something.
-DATES = st.sampled_from(["2026-08-01", "2024-02-29", "2023-02-29", "2026-13-01", "2026-04-31", "0000-01-01"])
-TIMES = st.sampled_from(["10:00:00", "10:00:05", "09:59:59", "23:59:59", "24:00:00", "10:60:00", "10:00:60"])
-FRACTIONS = st.sampled_from(["", ".5", ".123456", ".1234567", "."])
-OFFSETS = st.sampled_from(["", "Z", "z", "+00:00", "-05:30", "+0000", "+24:00", "+05:60", "+00:0"])
-timestamps = st.one_of(
-    st.builds(lambda d, s, t, f, o: f"{d}{s}{t}{f}{o}", DATES, st.sampled_from(["T", " ", "t"]), TIMES, FRACTIONS,
-              OFFSETS),
-    st.sampled_from([None, "", "yesterday", "2026-08-01", "\uff12\uff10\uff12\uff16-08-01T10:00:00Z"]),
-    st.integers(0, 3),
-)  # fmt: skip
-members = st.sampled_from([{}, [], None, {"a": 1}, "", [{}], 0])
-steps = st.lists(
-    st.fixed_dictionaries(
-        {},
-        optional={
-            "step_id": st.one_of(st.integers(-2, 6), st.just(2**70), st.booleans(), st.none(), st.text(max_size=1)),
-            "tools": members,
-            "observation": members,
-            "assistant_content": st.one_of(st.fixed_dictionaries({}, optional={"tool_calls": members}), members),
-            "started_at": timestamps,
-            "finished_at": timestamps,
-        },
-    )
-    | st.sampled_from([None, 3, "step"]),
-    max_size=8,
-)
-
-
-@settings(max_examples=1500, deadline=None)
-@given(steps=steps, span=st.fixed_dictionaries({}, optional={"started_at": timestamps, "finished_at": timestamps}))
-def test_the_native_step_filter_leaves_the_findings_of_the_rules_unchanged(steps: list[Any], span: Any) -> None:
-    from agentbeats_spec.rules import actf
-
-    data = {"schema_version": "ACTF_v1.0", "steps": steps, **span}
-    filtered = list(actf.trajectory_findings(data, "/trajectory"))
-    with exact_reader():
-        assert list(actf.trajectory_findings(data, "/trajectory")) == filtered
-
-
-def test_the_native_step_filter_passes_over_quiet_steps() -> None:
-    quiet = {"step_id": 1, "tools": [], "assistant_content": {"tool_calls": []},
-             "started_at": "2026-08-01 10:00:00.5+00:00", "finished_at": "2026-08-01 10:00:01.0+00:00"}  # fmt: skip
-    mixed = {"step_id": 4, "started_at": "2026-08-01T10:41:38Z", "finished_at": "2026-08-01 12:41:48.133346+02:00"}
-    backwards = {**mixed, "step_id": 5, "finished_at": "2026-08-01 12:41:37.999999+02:00"}
-    steps = [quiet, {**quiet, "step_id": 2}, {**quiet, "step_id": 2}, {**quiet, "step_id": 3, "tools": {}}, mixed,
-             backwards]  # fmt: skip
-    assert _native.steps_to_judge(steps) == [2, 3, 5]
 
 
 @pytest.mark.parametrize("special", ['"', "\\\\", "\\n", "\n", "\x1f", "\x7f", "é", "\U0001f600", "\\u00e9", "\udcff"])

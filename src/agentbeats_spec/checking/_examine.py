@@ -202,16 +202,8 @@ def issues_of(
     """
     if not findings:
         return []
-    unplaced = [(f.pointer, f.anchor) for f in findings if f.line is None]
-    try:
-        positions = document.positions(unplaced) if unplaced else {}
-    except RecursionError:  # nesting past what the locator follows (a raised --max-depth): issues stay unplaced
-        positions = {}
     issues = []
-    for finding in findings:
-        line, column = finding.line, finding.column
-        if line is None:
-            line, column = positions.get((finding.pointer, finding.anchor), (None, None))
+    for (line, column), finding in zip(places(document, findings), findings, strict=True):
         issues.append(
             Issue(
                 file=file,
@@ -230,11 +222,6 @@ def issues_of(
     hidden = max(0, len(issues) - limit) + overflow.count
     if hidden:
         first = issues[0]
-        if overflow.more:  # schema validation stopped looking: how many more there are is not known
-            counted = f"at least {hidden} more issue(s)" if hidden > 1 else "more issues"
-            message = f"{counted} in this file are not shown: the check stops looking past the limit"
-        else:
-            message = f"{hidden} more issue(s) in this file are not shown"
         issues = [
             *issues[:limit],
             Issue(  # about the file's list of issues, not a place in it: no line
@@ -242,7 +229,30 @@ def issues_of(
                 kind=first.kind,
                 severity="warning",
                 code="io.issues-truncated",
-                message=f"{message} (see --max-issues)",
+                message=truncated(hidden, overflow.more),
             ),
         ]
     return issues
+
+
+def places(document: Document, findings: list[Finding]) -> list[tuple[int | None, int | None]]:
+    """The (line, column) of each finding in its document, those it has not already, in one pass over the text."""
+    unplaced = [(f.pointer, f.anchor) for f in findings if f.line is None]
+    try:
+        positions = document.positions(unplaced) if unplaced else {}
+    except RecursionError:  # nesting past what the locator follows (a raised --max-depth): issues stay unplaced
+        positions = {}
+    return [
+        (f.line, f.column) if f.line is not None else positions.get((f.pointer, f.anchor), (None, None))
+        for f in findings
+    ]
+
+
+def truncated(hidden: int, more: bool) -> str:
+    """The message of ``io.issues-truncated``: ``hidden`` issues not shown; ``more``: the search stopped there."""
+    if more:  # schema validation stopped looking: how many more there are is not known
+        counted = f"at least {hidden} more issue(s)" if hidden > 1 else "more issues"
+        message = f"{counted} in this file are not shown: the check stops looking past the limit"
+    else:
+        message = f"{hidden} more issue(s) in this file are not shown"
+    return f"{message} (see --max-issues)"

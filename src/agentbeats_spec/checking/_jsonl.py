@@ -8,15 +8,17 @@ A last line cut short (a writer killed mid-line) is a warning; any other broken 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import attrs
 
 from .._issues import Finding
+from .._settings import current
 from ..reading import _documents
 from ..reading._documents import Document
-
-if TYPE_CHECKING:
-    from ._examine import Examined
-    from ._kinds import Kind
+from ._examine import Examined, Kept, Overflow, places, truncated, unread_file
+from ._examine import examine as examine_one
+from ._kinds import Kind
 
 
 def lines(raw: bytes) -> Iterator[tuple[int, bytes, bool]]:
@@ -40,9 +42,6 @@ def records(document: Document) -> list[Any]:
 def examine(raw: bytes, kind: Kind | None, file: str | None) -> Examined:
     """Every line checked as a record of ``kind``, streamed: the first ``--max-issues`` issues are kept (each line's
     own, placed in that line); past them the lines are still checked, their issues counted and never kept."""
-    from ._examine import Examined, Kept, Overflow, unread_file
-    from ._examine import examine as examine_one
-
     if kind is None:
         unknown = Finding("", "schema.unknown-kind", "cannot tell what kind of records these lines hold; pass --kind")
         return unread_file(unknown, "jsonl", None, file)
@@ -87,12 +86,37 @@ def examine(raw: bytes, kind: Kind | None, file: str | None) -> Examined:
             counted = examine_one(document, kind, file, Kept(0)).overflow
             kept.overflow += Overflow(counted.count, counted.error, counted.more)
             continue
-        examined = examine_one(document, kind, file)
-        # Real, not invented: a record is its line, so an issue of the record with no place in it is the line's.
-        found = [
-            Finding(issue.pointer, issue.code, issue.message, issue.severity, line=at, column=column)
-            for issue in examined.issues
-            for at, column in [(number + issue.line - 1, issue.column) if issue.line is not None else (number, 1)]
-        ]
-        kept.take(sorted(found, key=lambda f: (f.line or 0, f.column or 0, f.pointer, f.code)))  # the line's order
+        kept.take(_record(document, kind, file, number))
     return Examined(Document(None, raw, "jsonl", ()), kind, tuple(kept.findings), file, kept.overflow)
+
+
+def _record(document: Document, kind: Kind, file: str | None, number: int) -> list[Finding]:
+    """The findings of the record on line ``number``, placed in the file once, in the line's order: the first
+    ``--max-issues`` of them by place, then one counting the rest.
+
+    Each is placed through the map of (line, pointer): the record's own document places the pointer in its line
+    (line 1 of the record is line ``number`` of the file). Real, not invented: a record is its line, so a finding
+    of the record with no place in it (the count of those left out) is the line's.
+    """
+    examined = examine_one(document, kind, file)
+    if not examined.findings:
+        return []
+    findings = list(examined.findings)
+    located = sorted(
+        zip(places(document, findings), findings, strict=True),
+        key=lambda item: (item[0][0] or 0, item[0][1] or 0, item[1].pointer, item[1].code),
+    )
+    limit = current().limits.max_issues
+    placed = [
+        attrs.evolve(finding, line=number + line - 1, column=column) if line is not None else _on_line(finding, number)
+        for (line, column), finding in located[:limit]
+    ]
+    hidden = max(0, len(located) - limit) + examined.overflow.count
+    if hidden:
+        counted = Finding("", "io.issues-truncated", truncated(hidden, examined.overflow.more), "warning")
+        placed.append(_on_line(counted, number))
+    return sorted(placed, key=lambda f: (f.line or 0, f.column or 0, f.pointer, f.code))
+
+
+def _on_line(finding: Finding, number: int) -> Finding:
+    return attrs.evolve(finding, line=number, column=1)

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
+import attrs
 from jsonschema.exceptions import ValidationError
 
+from .._issues import Anchor
 from .._text import describe, did_you_mean, quote, type_names
 
 Validator = Any  # jsonschema's Validator protocol; kept loose to avoid importing its typing here
@@ -212,25 +214,52 @@ def not_(validator: Validator, forbidden: Any, instance: Any, schema: dict[str, 
         yield ValidationError(f"not allowed: {reason}")
 
 
-OVERRIDES = {
-    "required": required,
-    "dependentRequired": dependent_required,
-    "additionalProperties": additional_properties,
-    "propertyNames": property_names,
-    "type": type_,
-    "enum": enum,
-    "const": const,
-    "pattern": pattern,
-    "uniqueItems": unique_items,
-    "minProperties": min_properties,
-    "maxProperties": max_properties,
-    "minItems": min_items,
-    "minLength": min_length,
-    "minimum": minimum,
-    "not": not_,
+@attrs.frozen
+class Keyword:
+    """One JSON Schema keyword as our reports treat it.
+
+    ``implementation`` replaces the stock one (None: the stock keyword is kept); ``code`` names the issue code
+    ``schema.<code>`` its errors get; ``anchor`` says where a finding is placed: on the value, on the member's name
+    (a member that should not be there) or on the enclosing object (a member that is not there).
+    """
+
+    name: str
+    implementation: Callable[..., Iterator[Any]] | None
+    code: str
+    anchor: Anchor = Anchor.VALUE
+
+
+# Only keywords re-implemented here or whose code or place differs from the default (schema.<keyword>, on the
+# value) are listed. tests/api/test_codes.py checks that every keyword the shipped schemas use has its code.
+KEYWORDS: dict[str, Keyword] = {
+    keyword.name: keyword
+    for keyword in (
+        Keyword("required", required, "required", Anchor.PARENT),
+        Keyword("dependentRequired", dependent_required, "required", Anchor.PARENT),
+        Keyword("additionalProperties", additional_properties, "unexpected-member", Anchor.KEY),
+        Keyword("propertyNames", property_names, "member-name", Anchor.KEY),
+        Keyword("type", type_, "type"),
+        Keyword("enum", enum, "enum"),
+        Keyword("const", const, "const"),
+        Keyword("pattern", pattern, "pattern"),
+        Keyword("uniqueItems", unique_items, "unique-items"),
+        Keyword("minProperties", min_properties, "min-properties"),
+        Keyword("maxProperties", max_properties, "max-properties"),
+        Keyword("minItems", min_items, "min-items"),
+        Keyword("minLength", min_length, "min-length"),
+        Keyword("minimum", minimum, "minimum"),
+        Keyword("exclusiveMinimum", None, "minimum"),
+        Keyword("exclusiveMaximum", None, "maximum"),
+        Keyword("not", not_, "not-allowed", Anchor.KEY),
+    )
 }
 
-# Errors of these keywords are about a member that should not be there: place them on its name.
-MEMBER_NAME_KEYWORDS = frozenset({"additionalProperties", "propertyNames", "not"})
-# Errors of these keywords are about a member that is not there: place them on the enclosing object.
-MISSING_MEMBER_KEYWORDS = frozenset({"required", "dependentRequired"})
+
+def implementations() -> dict[str, Callable[..., Iterator[Any]]]:
+    """The keywords that replace the stock ones, as ``jsonschema.validators.extend`` takes them."""
+    return {name: keyword.implementation for name, keyword in KEYWORDS.items() if keyword.implementation}
+
+
+def placed(keyword: str) -> Keyword:
+    """How a keyword's errors are coded and placed; a keyword not in the table: ``schema.<keyword>``, on the value."""
+    return KEYWORDS.get(keyword) or Keyword(keyword, None, keyword)

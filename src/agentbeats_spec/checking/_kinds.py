@@ -408,7 +408,3 @@ def from_content(data: Any) -> Kind | None:
         if kind.version_prefix is not None and version.startswith(kind.version_prefix):
             return kind
     return None
-
-
-def syntax_for(path: PurePath) -> Syntax:
-    return "toml" if path.suffix == ".toml" else "jsonl" if path.suffix == ".jsonl" else "json"

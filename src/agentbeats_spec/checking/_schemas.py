@@ -93,7 +93,7 @@ def validator(schema_id: str) -> Any:
     # reader that tells 1 from 1.0 does not, so 1.0, 1e0 and -0.0 are refused wherever a schema says ``integer``
     # (docs/schemas.md says so for other engines).
     types = Draft202012Validator.TYPE_CHECKER.redefine("integer", lambda _, instance: is_int(instance))
-    extended = validators.extend(Draft202012Validator, validators=_keywords.OVERRIDES, type_checker=types)
+    extended = validators.extend(Draft202012Validator, validators=_keywords.implementations(), type_checker=types)
     schema = {"$ref": schema_id} if "#" in schema_id else contents(schema_id)  # a definition: "<file>#/$defs/<name>"
     return extended(schema, registry=registry(), format_checker=Draft202012Validator.FORMAT_CHECKER)
 
@@ -176,22 +176,18 @@ def invalid(schema_id: str, data: Any) -> bool:
 
 
 def _finding(error: ValidationError, prefix: tuple[str, ...]) -> Finding:
-    pointer = to_pointer((*prefix, *(str(token) for token in error.absolute_path)))
-    keyword = str(error.validator)
-    code = "schema." + _CODE_NAMES.get(keyword, keyword)
-    from . import _keywords
+    from . import _keywords  # python-jsonschema's, imported only once a document has an error (see above)
 
-    if keyword in _keywords.MISSING_MEMBER_KEYWORDS:
-        anchor = Anchor.PARENT
+    pointer = to_pointer((*prefix, *(str(token) for token in error.absolute_path)))
+    keyword = _keywords.placed(str(error.validator))
+    code, anchor = "schema." + keyword.code, keyword.anchor
+    if anchor is Anchor.PARENT:
+        pass  # a missing member is said on its object, wherever the keyword stands
     elif "propertyNames" in error.absolute_schema_path:
         anchor, code = Anchor.KEY, "schema.member-name"
-    elif keyword == "not" and isinstance(error.validator_value, dict) and "pattern" in error.validator_value:
+    elif keyword.name == "not" and isinstance(error.validator_value, dict) and "pattern" in error.validator_value:
         anchor, code = Anchor.VALUE, "schema.pattern"  # a form the string must not have (a final line break)
-    elif keyword in _keywords.MEMBER_NAME_KEYWORDS:
-        anchor = Anchor.KEY
-    else:
-        anchor = Anchor.VALUE
-    if keyword == "pattern" and error.schema is _relative_path_schema():
+    if keyword.name == "pattern" and error.schema is _relative_path_schema():
         # A string that is not a relative path inside its root escapes it: only that gets the security code
         # (a wrong type or an empty string is a schema error like any other, never a security alert).
         code = "security.path-escape"
@@ -203,20 +199,3 @@ def _relative_path_schema() -> Any:
     # The very object validation uses: registry contents share everything below the top level with documents().
     return documents()[BASE_URI + "common/defs.v1.json"]["$defs"]["relativePath"]
 
-
-# Codes name the JSON Schema keyword that failed, in the kebab-case the other codes use. Only keywords the shipped
-# schemas use are here: tests/api/test_codes.py checks that each of them has its code in the table.
-_CODE_NAMES = {
-    "additionalProperties": "unexpected-member",
-    "required": "required",
-    "dependentRequired": "required",
-    "propertyNames": "member-name",
-    "minProperties": "min-properties",
-    "maxProperties": "max-properties",
-    "minItems": "min-items",
-    "minLength": "min-length",
-    "uniqueItems": "unique-items",
-    "exclusiveMinimum": "minimum",
-    "exclusiveMaximum": "maximum",
-    "not": "not-allowed",
-}

@@ -11,8 +11,8 @@ from .._issues import Finding
 from .._settings import current
 from ..reading import _documents
 from ..reading._bounded import read_bounded
-from ..reading._documents import Document
-from . import _kinds
+from ..reading._documents import Document, syntax_of
+from . import _jsonl, _kinds
 from ._collect import failing_on
 from ._examine import Examined, Kept, examine, too_deep, unread_file
 
@@ -28,12 +28,12 @@ def scan_file(path: Path, *, follow: bool = False) -> Examined | None:
         except MemoryError:
             return out_of_memory(path, None)
         except RecursionError:
-            problem = too_deep("toml" if path.suffix == ".toml" else "json")
+            problem = too_deep(syntax_of(path))
             return unread_file(problem, "json", None, str(path))
 
 
 def _scan_file(path: Path, follow: bool) -> Examined | None:
-    from ..credentials import _scan
+    from ..credentials import _scan  # lazy for start-up time: a check without a secret scan never imports it
 
     allow = current().allow or _scan.NOTHING_ALLOWED
     file = str(path)
@@ -42,7 +42,7 @@ def _scan_file(path: Path, follow: bool) -> Examined | None:
     if problem is not None:
         return unread_file(problem, "json", kind, file)
     if path.suffix in (".json", ".toml"):
-        document = _documents.read(raw, "toml" if path.suffix == ".toml" else "json")
+        document = _documents.read(raw, syntax_of(path))
         if document.readable:  # at most --max-issues secrets kept and placed, the rest counted
             kept = Kept()
             kept.take(_scan.scan_data(document.data, allow))
@@ -59,8 +59,6 @@ def _scan_file(path: Path, follow: bool) -> Examined | None:
 def examine_source(source: Any, kind: _kinds.Kind | None) -> Examined:
     """The text or bytes of one document, or a parsed mapping."""
     if kind is not None and kind.syntax == "jsonl" and isinstance(source, (str, bytes)):
-        from . import _jsonl
-
         raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
         return _jsonl.examine(raw, kind, None)
     return examine(document_of(source, kind), kind, None)
@@ -94,7 +92,7 @@ def examine_named(path: Path, kind: _kinds.Kind | None, *, follow: bool = False)
         try:
             # A kind named or told by the path: an attempt is of its task's version either way.
             known = _kinds.in_context(kind, path) if kind is not None else _kind_by_path(path)
-            syntax = known.syntax if known else _kinds.syntax_for(path)
+            syntax = known.syntax if known else syntax_of(path)
             raw, problem = read_bounded(path, follow=follow)
             if problem is not None:
                 return unread_file(problem, syntax, known, str(path))
@@ -118,7 +116,7 @@ def examine_found(path: Path, kind: _kinds.Kind | None) -> Examined | None:
             known = kind or _kind_by_path(path)
             if not may_be_artifact(path, known):
                 return None
-            syntax = known.syntax if known else _kinds.syntax_for(path)
+            syntax = known.syntax if known else syntax_of(path)
             # Listed as a regular file: whatever the descriptor finds instead (a link, a FIFO swapped in) is said.
             raw, problem = read_bounded(path)
             if problem is not None:
@@ -148,7 +146,7 @@ def out_of_memory(path: Path, kind: _kinds.Kind | None) -> Examined:
         "--max-file-size so that files this large are reported and not read"
     )
     kind = kind or _kinds.from_path(path)
-    syntax = kind.syntax if kind else _kinds.syntax_for(path)
+    syntax = kind.syntax if kind else syntax_of(path)
     return unread_file(Finding("", "io.out-of-memory", message), syntax, kind, str(path))
 
 
@@ -163,14 +161,12 @@ def read_named(path: Path) -> tuple[bytes, Finding | None]:
 
 
 def _examine_lines(raw: bytes, kind: _kinds.Kind | None, file: str) -> Examined:
-    from . import _jsonl
-
     return _jsonl.examine(raw, kind, file)
 
 
 def _too_deep(path: Path, kind: _kinds.Kind | None) -> Examined:
     kind = kind or _kinds.from_path(path)
-    syntax = kind.syntax if kind else _kinds.syntax_for(path)
+    syntax = kind.syntax if kind else syntax_of(path)
     return unread_file(too_deep(syntax), syntax, kind, str(path))
 
 

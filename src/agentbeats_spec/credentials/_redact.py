@@ -83,7 +83,7 @@ def redact_file(path: Path, raw: bytes, allow: AllowList = NOTHING_ALLOWED) -> t
     duplicate member (the value it hides is seen by no scan).
     """
     if path.suffix in (".json", ".toml"):
-        syntax: _documents.Syntax = "toml" if path.suffix == ".toml" else "json"
+        syntax = _documents.syntax_of(path)
         document = _documents.read(raw, syntax)
         duplicate = next((finding for finding in document.findings if finding.code == "json.duplicate-key"), None)
         if document.readable and duplicate is None:

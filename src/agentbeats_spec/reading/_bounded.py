@@ -207,7 +207,7 @@ def _proc_place(descriptor: int) -> str:
 
 
 def _mac_place(descriptor: int) -> str:
-    import fcntl
+    import fcntl  # kept here: only macOS takes this path, and the module is POSIX-only
 
     raw = fcntl.fcntl(descriptor, fcntl.F_GETPATH, bytes(1024))  # type: ignore[attr-defined,unused-ignore]
     return os.fsdecode(raw.split(b"\0", 1)[0])

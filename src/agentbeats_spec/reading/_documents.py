@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from pathlib import PurePath
 from typing import Any, Literal
 
 import attrs
 
 from .._issues import Anchor, Finding
 from .._settings import current
-from . import _json, _messages, _nativejson
-from ._pointers import Path, to_path, to_pointer
+from . import _json, _messages, _nativejson, _toml
+from ._pointers import TokenPath, to_path, to_pointer
 
 Syntax = Literal["json", "toml", "jsonl"]
+# What a file's name says of its syntax; any other name is read as JSON.
+_SUFFIXES: dict[str, Syntax] = {".toml": "toml", ".jsonl": "jsonl"}
+
+
+def syntax_of(path: PurePath) -> Syntax:
+    """The syntax a file's name says: ``.toml`` is TOML, ``.jsonl`` JSON Lines, anything else JSON."""
+    return _SUFFIXES.get(path.suffix, "json")
 
 
 @attrs.frozen
@@ -54,7 +62,7 @@ class Document:
         text = None if native else self.text
         if text is None and not native:
             return {}
-        targets: dict[tuple[str, Anchor], Path] = {}
+        targets: dict[tuple[str, Anchor], TokenPath] = {}
         for pointer, anchor in requests:
             path = to_path(pointer)
             targets[(pointer, anchor)] = path[:-1] if anchor is Anchor.PARENT and path else path
@@ -63,10 +71,7 @@ class Document:
             located = _nativejson.locate(self.source, self.offsets, set(targets.values()))
         else:
             assert text is not None
-            if self.syntax == "json":
-                locate = _json.locate
-            else:
-                from ._toml import locate
+            locate = _json.locate if self.syntax == "json" else _toml.locate
             try:
                 located = locate(text, set(targets.values()))
             except ValueError:  # text that does not parse (its syntax error is reported): findings go to its start
@@ -118,8 +123,6 @@ def parse_text(text: str, syntax: Syntax, *, prior: Iterable[Finding] = ()) -> D
     if syntax == "json":
         data, findings = _json.parse(text, max_depth=limits.max_depth, limit=limits.max_issues)
     else:
-        from . import _toml
-
         data, findings = _toml.parse(text, limits.max_depth)
     unkept, errors = 0, frozenset[str]()
     if isinstance(findings, _json.Capped):
@@ -143,10 +146,10 @@ def from_data(data: Any) -> Document:
     return Document(data, None, "json", tuple(findings), readable=readable)
 
 
-def _non_json(value: Any, path: Path, depth: int) -> Iterable[Finding]:
+def _non_json(value: Any, path: TokenPath, depth: int) -> Iterable[Finding]:
     max_depth = current().limits.max_depth
     if depth > max_depth:
-        yield Finding(to_pointer(path), "json.too-deep", f"nesting deeper than {max_depth} levels")
+        yield Finding(to_pointer(path), "json.too-deep", _messages.too_deep(max_depth))
         return
     if value is None or isinstance(value, (str, bool, int)):
         return

@@ -18,7 +18,7 @@ from .._issues import Anchor, Finding
 from .._settings import Limits
 from .._text import shorten
 from . import _messages
-from ._pointers import Path, to_pointer
+from ._pointers import TokenPath, to_pointer
 
 # The C string scanner the standard parser uses; typeshed does not declare it.
 scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
@@ -251,8 +251,7 @@ def parse(text: str, *, max_depth: int = MAX_DEPTH, limit: int | None = None) ->
         if deep:
             return None, deep
         line, column = Lines(text).position(start)  # real: the document (pointer "") starts here, not at 1:1
-        message = "the document is nested deeper than the parser can follow"
-        return None, [Finding("", "json.too-deep", message, line=line, column=column)]
+        return None, [Finding("", "json.too-deep", _messages.too_deep(None), line=line, column=column)]
     end = _after_ws(text, end)
     if end != len(text):
         line, column = Lines(text).position(end)
@@ -327,7 +326,7 @@ def _lone_surrogates(data: Any) -> Iterator[Finding]:
 
     Each is reported where it is (its member name or its value); the positions are found later, by pointer.
     """
-    stack: list[tuple[Any, Path]] = [(data, ())]
+    stack: list[tuple[Any, TokenPath]] = [(data, ())]
     while stack:
         value, path = stack.pop()
         if isinstance(value, str):
@@ -344,7 +343,7 @@ def _lone_surrogates(data: Any) -> Iterator[Finding]:
             stack.extend((item, (*path, str(index))) for index, item in enumerate(value))
 
 
-def _surrogate_finding(path: Path, char: str, where: str, anchor: Anchor = Anchor.VALUE) -> Finding:
+def _surrogate_finding(path: TokenPath, char: str, where: str, anchor: Anchor = Anchor.VALUE) -> Finding:
     return Finding(
         to_pointer(path),
         "json.encoding",
@@ -370,7 +369,7 @@ def _place(text: str, noted: _Noted) -> list[Finding] | None:
         if len(keys) > _FEW_PLACES:
             return None
         places = [(at, path_at(text, at)) for at in keys]
-        members: dict[Path, list[int]] = {}
+        members: dict[TokenPath, list[int]] = {}
         for at, place in places:
             if place is not None and place[1] == "key":
                 members.setdefault(place[0][:-1], []).append(at)
@@ -427,7 +426,7 @@ def _huge_integer(token: str, pointer: str, line: int, column: int) -> Finding:
     return Finding(pointer, "json.large-integer", message, line=line, column=column)
 
 
-def path_at(text: str, target: int) -> tuple[Path, str] | None:
+def path_at(text: str, target: int) -> tuple[TokenPath, str] | None:
     """The path of the member name ("key") or value ("value") that starts at offset ``target``, if one does."""
     pos = _after_ws(text, 0)
     path: list[str] = []
@@ -490,6 +489,18 @@ def _depth_exceeds(data: Any, max_depth: int) -> bool:
     return False
 
 
+class _Frame:
+    """An open container of the scan below: an object's member names so far, or an array's next index."""
+
+    __slots__ = ("index", "is_object", "names", "wants_key")
+
+    def __init__(self, is_object: bool) -> None:
+        self.is_object = is_object
+        self.names: dict[str, int] = {}  # an object's member names -> the line of each name
+        self.wants_key = is_object  # in an object: the next string is a member name
+        self.index = 0  # in an array: the index of the next item
+
+
 def _strict_scan(text: str, max_depth: int) -> Iterator[Finding]:
     """Walk the tokens of a document that the C parser accepted (or that was too deep for it).
 
@@ -497,23 +508,22 @@ def _strict_scan(text: str, max_depth: int) -> Iterator[Finding]:
     with its exact position.
     """
     lines = Lines(text)
-    # One frame per open container: (path, seen member names -> line of the name, expecting a key, index).
-    frames: list[list[Any]] = []
+    frames: list[_Frame] = []  # one per open container, the innermost last
     path: list[str] = []
     pending_key: str | None = None
     pos = 0
     length = len(text)
 
-    def value_path() -> Path:
+    def value_path() -> TokenPath:
         return tuple(path)
 
     def before_value() -> None:
         nonlocal pending_key
         if frames:
             frame = frames[-1]
-            if frame[0] == "array":
-                path.append(str(frame[2]))
-                frame[2] += 1
+            if not frame.is_object:
+                path.append(str(frame.index))
+                frame.index += 1
             else:
                 path.append(pending_key if pending_key is not None else "")
                 pending_key = None
@@ -540,21 +550,21 @@ def _strict_scan(text: str, max_depth: int) -> Iterator[Finding]:
                     column=column,
                 )
                 return
-            frames.append(["object", {}, True] if opening == "{" else ["array", None, 0])
+            frames.append(_Frame(opening == "{"))
         elif closing:
             frames.pop()
             after_value()
         elif comma:
-            if frames and frames[-1][0] == "object":
-                frames[-1][2] = True
+            if frames and frames[-1].is_object:
+                frames[-1].wants_key = True
         elif colon:
             continue
         elif quote:
             value, pos = scanstring(text, pos, True)
             frame = frames[-1] if frames else None
-            if frame is not None and frame[0] == "object" and frame[2]:
+            if frame is not None and frame.wants_key:
                 key_offset = match.start(5)
-                seen = frame[1]
+                seen = frame.names
                 if value in seen:
                     first_line = seen[value]
                     line, column = lines.position(key_offset)
@@ -567,7 +577,7 @@ def _strict_scan(text: str, max_depth: int) -> Iterator[Finding]:
                     )
                 else:
                     seen[value] = lines.position(key_offset)[0]
-                frame[2] = False
+                frame.wants_key = False
                 pending_key = value
             else:
                 before_value()
@@ -592,7 +602,7 @@ def _strict_scan(text: str, max_depth: int) -> Iterator[Finding]:
             after_value()
 
 
-def _check_number(token: str, offset: int, path: Path, lines: Lines) -> Iterator[Finding]:
+def _check_number(token: str, offset: int, path: TokenPath, lines: Lines) -> Iterator[Finding]:
     if "." in token or "e" in token or "E" in token:
         if float(token) in (float("inf"), float("-inf")):
             line, column = lines.position(offset)
@@ -620,7 +630,7 @@ def _check_number(token: str, offset: int, path: Path, lines: Lines) -> Iterator
         )
 
 
-def locate(text: str, paths: Iterable[Path]) -> dict[Path, tuple[int | None, int]]:
+def locate(text: str, paths: Iterable[TokenPath]) -> dict[TokenPath, tuple[int | None, int]]:
     """Character offsets of the key (None for array items and the root) and value of each path.
 
     One pass over the text: only the containers on the way to a wanted path are read member by
@@ -629,7 +639,7 @@ def locate(text: str, paths: Iterable[Path]) -> dict[Path, tuple[int | None, int
     """
     wanted = set(paths)
     prefixes = {path[:i] for path in wanted for i in range(len(path) + 1)}
-    found: dict[Path, tuple[int | None, int]] = {}
+    found: dict[TokenPath, tuple[int | None, int]] = {}
     start = _after_ws(text, 0)
     _locate_value(text, start, (), None, wanted, prefixes, found)
     return found
@@ -638,11 +648,11 @@ def locate(text: str, paths: Iterable[Path]) -> dict[Path, tuple[int | None, int
 def _locate_value(
     text: str,
     pos: int,
-    path: Path,
+    path: TokenPath,
     key_offset: int | None,
-    wanted: set[Path],
-    prefixes: set[Path],
-    found: dict[Path, tuple[int | None, int]],
+    wanted: set[TokenPath],
+    prefixes: set[TokenPath],
+    found: dict[TokenPath, tuple[int | None, int]],
 ) -> int:
     """Record the value at ``pos`` if wanted; return the offset just after it."""
     if path in prefixes:  # ancestors too: a missing member is placed at its nearest ancestor

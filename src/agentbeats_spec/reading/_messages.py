@@ -38,5 +38,9 @@ def unreadable_integer(token: str, digits: int, limit: int, reader: str) -> str:
     )
 
 
-def too_deep(limit: int) -> str:
-    return f"nesting deeper than {limit} levels; rejected to bound memory and time"
+def too_deep(limit: int | None, reader: str | None = None) -> str:
+    """Nesting past ``limit`` levels (``--max-depth``); past what the parser can follow at all (``None``); or, with
+    ``reader``, past the bound that family of readers keeps to."""
+    levels = "what the parser can follow" if limit is None else f"{limit} levels"
+    why = f"more than {reader} readers follow" if reader else "rejected to bound memory and time"
+    return f"nesting deeper than {levels}; {why}"

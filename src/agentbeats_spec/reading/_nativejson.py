@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from ._pointers import Path
+from ._pointers import TokenPath
 
 try:
     from . import _native
@@ -37,7 +37,7 @@ def read(raw: bytes, max_depth: int) -> tuple[Any, bytes] | None:
     return data, table
 
 
-def locate(raw: bytes, table: bytes, paths: Iterable[Path]) -> dict[Path, tuple[int | None, int]]:
+def locate(raw: bytes, table: bytes, paths: Iterable[TokenPath]) -> dict[TokenPath, tuple[int | None, int]]:
     """Byte offsets of the key (None for array items and the root) and value of each path, as ``_json.locate``.
 
     Level by level, each container on the way to a wanted path is walked once for all its wanted members
@@ -46,13 +46,13 @@ def locate(raw: bytes, table: bytes, paths: Iterable[Path]) -> dict[Path, tuple[
     """
     assert _native is not None
     root = _LEADING_WHITESPACE.match(raw).end()  # type: ignore[union-attr]  # it matches the empty string
-    found: dict[Path, tuple[int | None, int]] = {(): (None, root)}
-    by_depth: dict[int, set[Path]] = {}
+    found: dict[TokenPath, tuple[int | None, int]] = {(): (None, root)}
+    by_depth: dict[int, set[TokenPath]] = {}
     for path in paths:
         for cut in range(1, len(path) + 1):
             by_depth.setdefault(cut, set()).add(path[:cut])
     for depth in sorted(by_depth):  # parents before children
-        children: dict[Path, list[str]] = {}
+        children: dict[TokenPath, list[str]] = {}
         for path in by_depth[depth]:
             if path[:-1] in found:
                 children.setdefault(path[:-1], []).append(path[-1])
@@ -68,7 +68,7 @@ def locate(raw: bytes, table: bytes, paths: Iterable[Path]) -> dict[Path, tuple[
             for token, place in zip(wanted, _native.find_each(raw, table, start, wanted), strict=True):
                 if place is not None:
                     key, value = place
-                    child: Path = (*parent, str(token))
+                    child: TokenPath = (*parent, str(token))
                     found[child] = (None if key < 0 else key, value)
     return found
 
@@ -83,9 +83,3 @@ def line_columns(raw: bytes, offsets: Iterable[int]) -> dict[int, tuple[int, int
     ordered = sorted(set(offsets))
     return dict(zip(ordered, _native.line_columns(raw, ordered), strict=True))
 
-
-def steps_to_judge(steps: list[Any]) -> list[int] | None:
-    """Indices of the ACTF steps the per-step rules must judge (the others have no finding); None: judge all."""
-    if _native is None or not available:
-        return None
-    return _native.steps_to_judge(steps)

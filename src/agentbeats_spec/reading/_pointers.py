@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-Path = tuple[str, ...]
+TokenPath = tuple[str, ...]  # a JSON Pointer as its reference tokens (not a file path)
 
 
 def escape(token: str) -> str:
@@ -15,7 +15,7 @@ def to_pointer(path: Iterable[str | int]) -> str:
     return "".join("/" + escape(str(token)) for token in path)
 
 
-def to_path(pointer: str) -> Path:
+def to_path(pointer: str) -> TokenPath:
     if not pointer:
         return ()
     if not pointer.startswith("/"):

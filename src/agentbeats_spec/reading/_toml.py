@@ -16,7 +16,7 @@ from .._issues import Finding
 from .._text import shorten
 from . import _messages
 from ._json import MAX_DEPTH, MAX_INTEGER_DIGITS, Lines
-from ._pointers import Path, to_pointer
+from ._pointers import TokenPath, to_pointer
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _SCALAR = re.compile(
@@ -27,7 +27,7 @@ _SCALAR = re.compile(
 
 
 def parse(text: str, max_depth: int = MAX_DEPTH) -> tuple[Any, list[Finding]]:
-    import tomli
+    import tomli  # lazy for start-up time: only a run that meets a TOML file pays for its import
 
     if _LONG_DIGITS.search(text) is not None:
         huge = list(_huge_integers(text))
@@ -100,15 +100,15 @@ def _too_deep_inline(text: str) -> Finding:
     return Finding(
         "",
         "toml.too-deep",
-        f"arrays and inline tables nested deeper than {TOMLI_DEPTH} levels, more than TOML readers follow",
+        _messages.too_deep(TOMLI_DEPTH, reader="TOML"),
         line=line,
         column=column,
     )
 
 
-def _first_too_deep(data: Any, max_depth: int) -> Path | None:
+def _first_too_deep(data: Any, max_depth: int) -> TokenPath | None:
     """The path of the first value nested deeper than ``max_depth`` (dotted keys and headers nest too)."""
-    stack: list[tuple[Any, Path]] = [(data, ())]
+    stack: list[tuple[Any, TokenPath]] = [(data, ())]
     while stack:
         value, path = stack.pop()
         if len(path) >= max_depth:
@@ -127,7 +127,7 @@ _TEMPORAL = (
 )
 
 
-def _jsonable(value: Any, path: Path, findings: list[Finding]) -> Any:
+def _jsonable(value: Any, path: TokenPath, findings: list[Finding]) -> Any:
     """Replace TOML dates and times (which JSON has no form for) by their text, with an error each."""
     if isinstance(value, dict):
         return {key: _jsonable(item, (*path, key), findings) for key, item in value.items()}
@@ -250,17 +250,17 @@ class _Cursor:
 
 
 class _Locator:
-    def __init__(self, text: str, wanted: set[Path]) -> None:
+    def __init__(self, text: str, wanted: set[TokenPath]) -> None:
         self.cursor = _Cursor(text)
         self.prefixes = {path[:i] for path in wanted for i in range(len(path) + 1)}
-        self.found: dict[Path, tuple[int | None, int]] = {(): (None, 0)}
-        self.array_tables: dict[Path, int] = {}
+        self.found: dict[TokenPath, tuple[int | None, int]] = {(): (None, 0)}
+        self.array_tables: dict[TokenPath, int] = {}
 
-    def record(self, path: Path, key_offset: int | None, value_offset: int) -> None:
+    def record(self, path: TokenPath, key_offset: int | None, value_offset: int) -> None:
         if path in self.prefixes and path not in self.found:
             self.found[path] = (key_offset, value_offset)
 
-    def resolve(self, parts: list[tuple[str, int]], base: Path = ()) -> Path:
+    def resolve(self, parts: list[tuple[str, int]], base: TokenPath = ()) -> TokenPath:
         """Turn key parts into a path, stepping into the last element of arrays of tables."""
         path = base
         for name, offset in parts:
@@ -270,9 +270,9 @@ class _Locator:
                 path = (*path, str(self.array_tables[path] - 1))
         return path
 
-    def run(self) -> dict[Path, tuple[int | None, int]]:
+    def run(self) -> dict[TokenPath, tuple[int | None, int]]:
         cursor = self.cursor
-        table: Path = ()
+        table: TokenPath = ()
         while True:
             cursor.skip_ws_comments_newlines()
             if cursor.pos >= len(cursor.text):
@@ -298,7 +298,7 @@ class _Locator:
                 self.key_value(table)
                 cursor.skip_to_line_end()
 
-    def key_value(self, table: Path) -> None:
+    def key_value(self, table: TokenPath) -> None:
         cursor = self.cursor
         parts = cursor.dotted_key()
         path = self.resolve(parts[:-1], table)
@@ -309,7 +309,7 @@ class _Locator:
         cursor.skip_inline_ws()
         self.value(path, offset)
 
-    def value(self, path: Path, key_offset: int | None) -> None:
+    def value(self, path: TokenPath, key_offset: int | None) -> None:
         cursor = self.cursor
         self.record(path, key_offset, cursor.pos)
         char = cursor.peek()
@@ -350,7 +350,7 @@ class _Locator:
             cursor.pos = match.end() if match else cursor.pos + 1
 
 
-def locate(text: str, paths: Iterable[Path]) -> dict[Path, tuple[int | None, int]]:
+def locate(text: str, paths: Iterable[TokenPath]) -> dict[TokenPath, tuple[int | None, int]]:
     """Character offsets of the key and value of each path in a valid TOML document.
 
     A table's value offset is that of its header (or of its first key part); a path that does not

@@ -9,15 +9,21 @@ from typing import Any
 
 from .._issues import Finding
 from .._text import quote
-from ..reading import _nativejson
 from ..reading._pointers import join
+from . import _actf_steps
 from ._common import is_int, once_per_document
 
 _TIMESTAMP = re.compile(
     r"^([0-9]{4})-([0-9]{2})-([0-9]{2})[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:[.,]([0-9]+))?"
     r"(Z|z|[+-][0-9]{2}:?[0-9]{2})?\Z"
 )
-_LISTS = ("tools", "observation")
+# The members the per-step rules read, and the only ones their native pre-filter looks at (in this order:
+# rules/_actf_native.c): the id, two lists, the object holding a third list and that list, the start and finish.
+STEP_ID = "step_id"
+LISTS = ("tools", "observation")
+LIST_HOLDER, HELD_LIST = "assistant_content", "tool_calls"
+SPAN = ("started_at", "finished_at")
+STEP_MEMBERS = (STEP_ID, *LISTS, LIST_HOLDER, HELD_LIST, *SPAN)
 
 
 def parse_timestamp(text: str) -> tuple[datetime.datetime | None, bool]:
@@ -71,13 +77,13 @@ def trajectory_findings(data: Any, pointer: str) -> Iterator[Finding]:
     steps = data.get("steps")
     if not isinstance(steps, list):
         return
-    judged = _nativejson.steps_to_judge(steps)
+    judged = _actf_steps.steps_to_judge(steps, STEP_MEMBERS)
     if judged is None:  # the pure path: every step
         previous: int | None = None
         for index, step in enumerate(steps):
             if isinstance(step, dict):
                 yield from _step(step, index, previous, pointer)
-                step_id = step.get("step_id")
+                step_id = step.get(STEP_ID)
                 if is_int(step_id):
                     previous = step_id
         return
@@ -90,7 +96,7 @@ def _previous_id(steps: list[Any], index: int) -> int | None:
     """The step_id of the nearest earlier step that has an integer one."""
     for earlier in range(index - 1, -1, -1):
         step = steps[earlier]
-        step_id = step.get("step_id") if isinstance(step, dict) else None
+        step_id = step.get(STEP_ID) if isinstance(step, dict) else None
         if is_int(step_id):
             return step_id
     return None
@@ -98,19 +104,19 @@ def _previous_id(steps: list[Any], index: int) -> int | None:
 
 def _step(step: dict[str, Any], index: int, previous: int | None, pointer: str) -> Iterator[Finding]:
     # Pointers are spelled out only for findings: most steps have none, and a run has millions of steps.
-    step_id = step.get("step_id")
+    step_id = step.get(STEP_ID)
     if is_int(step_id) and previous is not None and step_id <= previous:
         yield Finding(
-            join(pointer, "steps", index, "step_id"),
+            join(pointer, "steps", index, STEP_ID),
             "rule.step-order",
             f"step_id {step_id} does not increase (the previous step is {previous}); step ids are strictly increasing",
         )
-    for name in _LISTS:
+    for name in LISTS:
         if step.get(name) == {}:
             yield _empty_object(join(pointer, "steps", index, name))
-    content = step.get("assistant_content")
-    if isinstance(content, dict) and content.get("tool_calls") == {}:
-        yield _empty_object(join(pointer, "steps", index, "assistant_content", "tool_calls"))
+    content = step.get(LIST_HOLDER)
+    if isinstance(content, dict) and content.get(HELD_LIST) == {}:
+        yield _empty_object(join(pointer, "steps", index, LIST_HOLDER, HELD_LIST))
     yield from _span(step, pointer, ("steps", index), f"step {index}")
 
 
@@ -125,7 +131,7 @@ def _empty_object(pointer: str) -> Finding:
 
 def _span(holder: dict[str, Any], base: str, tokens: tuple[str | int, ...], what: str) -> Iterator[Finding]:
     moments: dict[str, datetime.datetime] = {}
-    for name in ("started_at", "finished_at"):
+    for name in SPAN:
         value = holder.get(name)
         if not isinstance(value, str) or not value or _TIMESTAMP.match(value) is None:
             continue  # null, "" and malformed text are the schema's to judge
@@ -146,12 +152,12 @@ def _span(holder: dict[str, Any], base: str, tokens: tuple[str | int, ...], what
                 severity="info",
             )
         moments[name] = moment
-    started, finished = moments.get("started_at"), moments.get("finished_at")
+    started, finished = (moments.get(name) for name in SPAN)
     if started is None or finished is None or (started.tzinfo is None) != (finished.tzinfo is None):
         return  # a naive and an aware moment cannot be compared
     if finished < started:
         yield Finding(
-            join(base, *tokens, "finished_at"),
+            join(base, *tokens, SPAN[1]),
             "rule.finished-before-started",
             f"{what} finishes ({finished.isoformat()}) before it starts ({started.isoformat()})",
             severity="warning",

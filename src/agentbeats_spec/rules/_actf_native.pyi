@@ -1,0 +1,3 @@
+from typing import Any
+
+def steps_to_judge(steps: list[Any], members: tuple[str, ...], /) -> list[int]: ...
