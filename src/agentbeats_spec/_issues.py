@@ -5,11 +5,12 @@ from __future__ import annotations
 import enum
 import errno
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import attrs
 
 from ._codes import Severity, check_code
+from ._text import printable
 
 
 class Anchor(enum.Enum):
@@ -77,14 +78,26 @@ class Issue:
             "message": self.message,
         }
 
-    def __str__(self) -> str:
-        from ._text import printable  # a file name that is not UTF-8, a lone surrogate: escaped, printable
-
+    def heading(self) -> str:
+        """``file:line:column: severity code message``, escaped (a name that is not UTF-8, a control character):
+        the text report's line, which shows the pointer under it."""
         where = self.file or "<document>"
         if self.line is not None:
             where = f"{where}:{self.line}:{self.column}"
-        at = f" (at {self.pointer})" if self.pointer else ""
-        return printable(f"{where}: {self.severity} {self.code} {self.message}{at}", controls=True)
+        return printable(f"{where}: {self.severity} {self.code} {self.message}", controls=True)
+
+    def __str__(self) -> str:
+        at = f" (at {printable(self.pointer, controls=True)})" if self.pointer else ""
+        return f"{self.heading()}{at}"
+
+
+def fails(severities: Iterable[Severity], *, strict: bool = False) -> bool:
+    """Whether findings of these severities fail a check: an error does, a warning only with ``strict``, info never.
+
+    The one rule behind every verdict: the exit code, the reports' ``valid`` and summary, what ``load`` refuses.
+    """
+    failing = ("error", "warning") if strict else ("error",)
+    return any(severity in failing for severity in severities)
 
 
 @attrs.frozen

@@ -1,15 +1,20 @@
-"""Reporters: a Report -> text for people, JSON for programs."""
+"""Reporters: a Report -> text for people, JSON for programs, GitHub workflow commands, SARIF. They only format:
+what a report means (whether it fails, which L1 check an issue belongs to) is decided before they are called.
+
+A new output format is a function of the :data:`Reporter` shape and its entry in :data:`REPORTERS`.
+"""
 
 from __future__ import annotations
 
 import json
 import os
-import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 from urllib.parse import quote as quote_uri
+
+import attrs
 
 from ._codes import CODES
 from ._issues import Issue
@@ -19,29 +24,43 @@ from .checking._collect import Report
 from .reading._bounded import open_regular
 
 if TYPE_CHECKING:
+    from .layouts.abv3 import L1Check
     from .tasks._migrate import Migration
 
 CONTEXT_WIDTH = 100
 
 
-def text(
-    report: Report, out: TextIO, *, context: bool = True, strict: bool = False, show_info: bool = False
-) -> None:
+@attrs.frozen
+class Options:
+    """What a reporter is asked for besides the report; each format reads the options it has a use for.
+
+    ``strict``: a warning fails the check too; ``context`` (text): the source line under each issue; ``show_info``
+    (text): info too; ``base`` (SARIF): the folder file URIs are relative to (None: the working folder).
+    """
+
+    strict: bool = False
+    context: bool = True
+    show_info: bool = False
+    base: Path | None = None
+
+
+DEFAULT = Options()
+Reporter = Callable[[Report, TextIO, Options], None]
+
+
+def text(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
     """One line per issue (info only with ``show_info``), then the verdict and the counts."""
-    shown = [issue for issue in report.issues if show_info or issue.severity != "info"]
+    shown = [issue for issue in report.issues if options.show_info or issue.severity != "info"]
     sources = _SourceLines()
     for issue in shown:
-        where = printable(issue.file, controls=True) if issue.file else "<document>"
-        if issue.line is not None:
-            where = f"{where}:{issue.line}:{issue.column}"
-        out.write(f"{where}: {issue.severity} {issue.code} {printable(issue.message, controls=True)}\n")
-        if context:
+        out.write(issue.heading() + "\n")
+        if options.context:
             out.writelines(_context(issue, sources))
     sources.close()
     errors, warnings, notes = _counts(report)
-    verdict = "valid" if _valid(report, strict) else "invalid"
+    verdict = "invalid" if report.fails(options.strict) else "valid"
     skipped = f", {report.skipped} other file(s) skipped" if report.skipped else ""
-    hidden = " (shown with --show-info)" if notes and not show_info else ""
+    hidden = " (shown with --show-info)" if notes and not options.show_info else ""
     info = f", {notes} info{hidden}" if notes else ""
     out.write(
         f"{verdict}: {report.checked} file(s) checked{skipped}; {errors} error(s), {warnings} warning(s){info}\n"
@@ -59,93 +78,20 @@ def _counts(report: Report) -> tuple[int, int, int]:
     return found["error"], found["warning"], found["info"]
 
 
-# The checks `abv3 check -l1` names, and which issues belong to each.
-L1_CHECKS = ("agentbeats.toml", "self-description", "dependencies", "run configs", "results")
-_RESULT_CODES = frozenset({"layout.orphan-results", "layout.missing-results"})
-
-
-def _l1_check_of(issue: Issue, repository: Path) -> str:
-    relative = Path(os.path.relpath(issue.file or "", repository)).as_posix()
-    if relative == "agentbeats.toml":
-        if issue.code.startswith(("json.", "toml.", "io.")) or not issue.pointer:
-            return "agentbeats.toml"
-        if issue.pointer.startswith("/dependency"):
-            return "dependencies"
-        if issue.pointer.startswith("/run_configs"):
-            return "run configs"
-        if issue.pointer.startswith("/results"):
-            return "results"
-        return "self-description"
-    if issue.code in _RESULT_CODES or relative.endswith("results.json"):
-        return "results"
-    return "run configs"
-
-
-def l1_summary(report: Report, repository: Path, out: TextIO) -> None:
+def l1_summary(checks: Iterable[L1Check], repository: Path, out: TextIO) -> None:
     """One line per check, as the spec's `abv3 check -l1` prints them; a check that could not run says so."""
-    counts: dict[str, Counter[str]] = {check: Counter() for check in L1_CHECKS}
-    not_run: set[str] = set()
-    for issue in report.issues:
-        check = _l1_check_of(issue, repository)
-        counts[check][issue.severity] += 1
-        if _prevents(issue):
-            # Nothing past an unreadable agentbeats.toml can be checked; an unreadable folder stops its own check.
-            not_run.update(L1_CHECKS[1:] if check == "agentbeats.toml" else (check,))
     out.write(f"ABV3-L1 check of {printable(str(repository), controls=True)}\n")
-    for check in L1_CHECKS:
-        found = counts[check]
+    for check in checks:
         parts = [
-            f"{found[severity]} {severity}{'' if found[severity] == 1 else 's'}"
-            for severity in ("error", "warning")
-            if found[severity]
+            f"{count} {severity}{'' if count == 1 else 's'}"
+            for severity, count in (("error", check.errors), ("warning", check.warnings))
+            if count
         ]
         verdict = ", ".join(parts) if parts else "ok"
-        if check in not_run:
+        if not check.ran:
             verdict = f"not run ({verdict})" if parts else "not run"
-        out.write(f"  {check:<18} {verdict}\n")
+        out.write(f"  {check.name:<18} {verdict}\n")
     out.write("\n")
-
-
-def _prevents(issue: Issue) -> bool:
-    """An error after which a check cannot run: its input is missing, unreadable or cannot be parsed."""
-    if issue.severity != "error":
-        return False
-    if issue.code.startswith("io.") or issue.code in ("layout.missing-file", "security.symlink"):
-        return not issue.pointer
-    return issue.code.startswith("toml.") and issue.code != "toml.type"
-
-
-class Progress:
-    """A bar with files per second on a terminal's stderr, for trees of more than a few hundred files."""
-
-    THRESHOLD = 300
-
-    def __init__(self, stream: TextIO, total: int) -> None:
-        self.stream = stream
-        self.total = total
-        self.started = time.monotonic()
-        self.shown = 0.0
-
-    @classmethod
-    def for_terminal(cls, stream: TextIO, paths: Iterable[Path]) -> Progress | None:
-        if not stream.isatty():
-            return None
-        total = sum(len(files) for path in paths if path.is_dir() for _, _, files in os.walk(path))
-        return cls(stream, total) if total > cls.THRESHOLD else None
-
-    def __call__(self, done: int) -> None:
-        now = time.monotonic()
-        if now - self.shown < 0.2 and done < self.total:
-            return
-        self.shown = now
-        rate = done / max(now - self.started, 1e-6)
-        filled = int(30 * min(done / max(self.total, 1), 1))
-        self.stream.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total} files, {rate:,.0f} files/s")
-        self.stream.flush()
-
-    def close(self) -> None:
-        self.stream.write("\r" + " " * 78 + "\r")
-        self.stream.flush()
 
 
 def _context(issue: Issue, sources: _SourceLines) -> Iterator[str]:
@@ -213,9 +159,10 @@ class _SourceLines:
         self.file, self.stream, self.number, self.last = None, None, 0, None
 
 
-def json_report(report: Report, out: TextIO, *, strict: bool = False) -> None:
+def json_report(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
+    """One object: ``valid`` (whether the report passes), ``checked`` and every issue."""
     document = {
-        "valid": _valid(report, strict),
+        "valid": not report.fails(options.strict),
         "checked": report.checked,
         "issues": [_printable_dict(issue) for issue in report.issues],
     }
@@ -227,14 +174,7 @@ def _printable_dict(issue: Issue) -> dict[str, str | int | None]:
     return {name: printable(value) if isinstance(value, str) else value for name, value in issue.as_dict().items()}
 
 
-def _valid(report: Report, strict: bool) -> bool:
-    """No error, and with ``strict`` no warning either; info never fails a check."""
-    if strict:
-        return not any(issue.severity in ("error", "warning") for issue in report.issues)
-    return report.valid
-
-
-def github(report: Report, out: TextIO) -> None:
+def github(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
     """GitHub Actions workflow commands: each issue shows inline on the pull request."""
     for issue in report.issues:
         properties = [f"file={_escape_property(printable(issue.file or '', controls=True))}"]
@@ -265,7 +205,7 @@ def _escape_property(text: str) -> str:
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-def sarif(report: Report, out: TextIO, *, base: Path | None = None) -> None:
+def sarif(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
     """SARIF 2.1.0: one run, a rule per code, results with their region (columns count code points)."""
     codes = sorted({issue.code for issue in report.issues})
     index = {code: position for position, code in enumerate(codes)}
@@ -280,7 +220,7 @@ def sarif(report: Report, out: TextIO, *, base: Path | None = None) -> None:
     ]
     results = []
     for issue in report.issues:
-        physical: dict[str, object] = {"artifactLocation": {"uri": _uri(issue.file, base)}}
+        physical: dict[str, object] = {"artifactLocation": {"uri": _uri(issue.file, options.base)}}
         if issue.line is not None:
             physical["region"] = {"startLine": issue.line, "startColumn": issue.column}
         location: dict[str, object] = {"physicalLocation": physical}
@@ -330,6 +270,22 @@ def _uri(file: str | None, base: Path | None) -> str:
     except ValueError:
         return "file://" + quote_uri(os.fsencode(path.as_posix()))
     return quote_uri(os.fsencode(relative.as_posix()))
+
+
+@attrs.frozen
+class Format:
+    """An output format of ``--format``: its reporter, and what it is for (the option's help)."""
+
+    write: Reporter
+    purpose: str
+
+
+REPORTERS: dict[str, Format] = {
+    "text": Format(text, "for people"),
+    "json": Format(json_report, "for programs"),
+    "github": Format(github, "for workflow annotations"),
+    "sarif": Format(sarif, "for code scanning"),
+}
 
 
 def migration(done: Migration, out: TextIO) -> None:

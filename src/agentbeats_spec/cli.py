@@ -23,7 +23,8 @@ import attrs
 
 from . import _reporters
 from ._api import kinds, schema
-from ._issues import SpecError
+from ._issues import InvalidDocument, SpecError
+from ._progress import Progress
 from ._settings import GIB, AllowList, Limits, Settings, applied, current
 from ._text import printable
 from ._version import __version__
@@ -31,8 +32,9 @@ from .checking._bundle import bundle
 from .checking._collect import CheckFailed, Report
 from .checking._kinds import KINDS
 from .checking._kinds import get as get_kind
-from .layouts import check_paths, check_repository, scan_paths
+from .layouts import abv3, check_paths, check_repository, scan_paths
 from .reading._bounded import read_bounded
+from .walk import _cache
 
 EXIT_VALID, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 ALLOW_LIST = Path("agentbeats-secrets.allow")
@@ -64,6 +66,7 @@ def _parser() -> argparse.ArgumentParser:
         help="check files and folders; exit 0 when valid, 1 when an error was found",
         description="Check artifact files, or every artifact (and layout) below a folder.",
     )
+    validate.set_defaults(handler=_validate)
     validate.add_argument("paths", nargs="+", metavar="PATH", type=_path_or_url)
     validate.add_argument("--kind", choices=list(KINDS), help="the artifact kind, when names and content cannot tell")
     validate.add_argument("--secrets", action="store_true", help="also search every artifact for credentials")
@@ -102,6 +105,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Search every file below the paths for credentials: credential members of JSON and TOML "
         "documents, and the shapes of well-known keys and tokens in any text. Secrets are masked in every output.",
     )
+    scan.set_defaults(handler=_scan)
     scan.add_argument("paths", nargs="+", metavar="PATH", type=Path)
     scan.add_argument(
         "--allow-list",
@@ -132,6 +136,7 @@ def _parser() -> argparse.ArgumentParser:
         "included; metrics, ground_truth and final_answer stay as they are. JSON and TOML documents and text "
         "files. Prints the result unless --output or --in-place is given; files are written atomically.",
     )
+    redact_.set_defaults(handler=_redact)
     redact_.add_argument("path", metavar="PATH", type=Path)
     where = redact_.add_mutually_exclusive_group()
     where.add_argument("-o", "--output", type=Path, help="write the redacted file here")
@@ -148,6 +153,7 @@ def _parser() -> argparse.ArgumentParser:
         help="check an ABV3 repository against L1, like `abv3 check -l1`, with a summary per check",
         description="Check an ABV3-L1 repository: agentbeats.toml, dependencies, run configs and results.",
     )
+    l1.set_defaults(handler=_check_l1)
     l1.add_argument("repository", nargs="?", default=Path("."), type=Path, metavar="REPO")
     _report_options(l1)
     _limit_options(l1)
@@ -159,6 +165,7 @@ def _parser() -> argparse.ArgumentParser:
         "ATIF v1.8, or an ATIF file to an ACTF trajectory. Every member without a counterpart and every value "
         "filled in is reported and recorded in the output; files are written atomically, never over the input.",
     )
+    convert.set_defaults(handler=_convert)
     convert.add_argument("source", metavar="SOURCE", type=Path)
     direction = convert.add_mutually_exclusive_group(required=True)
     direction.add_argument("--to", choices=("atif",), help="convert ACTF (or an attempt, or a task folder) to ATIF")
@@ -181,15 +188,18 @@ def _parser() -> argparse.ArgumentParser:
         "with it. A task that cannot be converted is left as it was and listed with the reason. Every file is "
         "written atomically; an interrupted migration loses nothing and the next one finishes it.",
     )
+    migrate.set_defaults(handler=_migrate)
     migrate.add_argument("run", metavar="RUN", type=Path)
     target = migrate.add_mutually_exclusive_group()
     target.add_argument("-o", "--output", type=Path, metavar="NEW", help="write a migrated copy of RUN to NEW")
     target.add_argument("--in-place", action="store_true", help="rewrite RUN itself")
     migrate.add_argument("--dry-run", action="store_true", help="say what would be done; write nothing")
 
-    commands.add_parser("kinds", help="list the artifact kinds, their files and schema versions")
+    list_kinds = commands.add_parser("kinds", help="list the artifact kinds, their files and schema versions")
+    list_kinds.set_defaults(handler=_kinds)
 
     show = commands.add_parser("schema", help="print the JSON Schema of a kind")
+    show.set_defaults(handler=_schema)
     show.add_argument("kind", choices=list(KINDS))
     show.add_argument("--schema-version", dest="schema_version", help="a schema version (default: the newest)")
     show.add_argument(
@@ -209,9 +219,9 @@ def _follow_option(command: argparse.ArgumentParser) -> None:
 def _report_options(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--format",
-        choices=("text", "json", "github", "sarif"),
+        choices=list(_reporters.REPORTERS),
         default="text",
-        help="text for people, json for programs, github for workflow annotations, sarif for code scanning",
+        help=", ".join(f"{name} {format_.purpose}" for name, format_ in _reporters.REPORTERS.items()),
     )
     command.add_argument("--strict", action="store_true", help="treat warnings as errors (info never fails)")
     command.add_argument(
@@ -275,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _stopping_on_signals(), applied(
             current().with_limits(_limits(arguments) if hasattr(arguments, "max_depth") else None)
         ):
-            status = _run(arguments)
+            status: int = arguments.handler(arguments)
         sys.stdout.flush()  # a full disk or a closed pipe shows here at the latest, while it can still be told
         return status
     except SpecError as error:
@@ -368,25 +378,6 @@ def _is_stdout_error(error: OSError) -> bool:
     return error.filename is None and error.errno in (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EPIPE)
 
 
-def _run(arguments: argparse.Namespace) -> int:
-    command = arguments.command
-    if command == "validate":
-        return _validate(arguments)
-    if command == "scan":
-        return _scan(arguments)
-    if command == "redact":
-        return _redact(arguments)
-    if command == "check-l1":
-        return _check_l1(arguments)
-    if command == "convert":
-        return _convert(arguments)
-    if command == "migrate":
-        return _migrate(arguments)
-    if command == "kinds":
-        return _kinds()
-    return _schema(arguments)
-
-
 def _missing(paths: Sequence[Path]) -> bool:
     missing = [str(path) for path in paths if not path.exists() and not path.is_symlink()]
     if missing:
@@ -407,12 +398,10 @@ def _validate(arguments: argparse.Namespace) -> int:
     if _missing(arguments.paths):
         return EXIT_USAGE
     kind = get_kind(arguments.kind) if arguments.kind else None
-    progress = _reporters.Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
+    progress = Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
     settings = current().with_allow(_allow_list(None) if arguments.secrets else None)
     settings = settings.with_verify_artifacts(arguments.verify_artifacts)
-    cache = _cache(arguments, settings)
-    if cache is False:
-        return EXIT_USAGE
+    cache = _verdict_cache(arguments, settings)
     with applied(settings):
         report = check_paths(
             arguments.paths,
@@ -420,7 +409,7 @@ def _validate(arguments: argparse.Namespace) -> int:
             progress=progress,
             jobs=arguments.jobs,
             follow_symlinks=arguments.follow_symlinks,
-            cache=cache or None,
+            cache=cache,
         )
     if progress is not None:
         progress.close()
@@ -439,7 +428,7 @@ def _nothing_found(report: Report, arguments: argparse.Namespace, status: int) -
 def _validate_on_dask(arguments: argparse.Namespace) -> int:
     if _missing([path for path in arguments.paths if isinstance(path, Path)]):
         return EXIT_USAGE
-    from .distributed import check_on_cluster
+    from .distributed import check_on_cluster  # lazy: it imports dask, an optional dependency
 
     show = arguments.format == "text" and sys.stderr.isatty()
     settings = current().with_allow(_allow_list(None) if arguments.secrets else None)
@@ -451,18 +440,10 @@ def _validate_on_dask(arguments: argparse.Namespace) -> int:
     return _nothing_found(report, arguments, _report(report, arguments))
 
 
-def _cache(arguments: argparse.Namespace, settings: Settings) -> Any:
-    """The verdict cache of a validate run: None without one, False when the one asked for cannot be used."""
+def _verdict_cache(arguments: argparse.Namespace, settings: Settings) -> _cache.VerdictCache | None:
+    """The verdict cache of a validate run (None without one); one asked for inside a checked folder: SpecError."""
     if arguments.no_cache:
         return None
-    from .walk import _cache as cache
-
-    folder = arguments.cache or cache.default_folder()
-    if cache.inside(folder, arguments.paths):
-        if arguments.cache is None:
-            return None  # the default folder is part of what is checked: run without a cache
-        print(f"agentbeats-spec: error: the cache folder {shown(folder)} is inside a checked folder", file=sys.stderr)
-        return False
     options = {
         "kind": arguments.kind,
         "limits": attrs.astuple(settings.limits),
@@ -470,13 +451,13 @@ def _cache(arguments: argparse.Namespace, settings: Settings) -> Any:
         "secrets": sorted(settings.allow.fingerprints) if settings.allow is not None else None,
         "verify_artifacts": settings.verify_artifacts,
     }
-    return cache.VerdictCache(folder, json.dumps(options))
+    return _cache.for_run(arguments.cache, arguments.paths, json.dumps(options))
 
 
 def _scan(arguments: argparse.Namespace) -> int:
     if _missing(arguments.paths):
         return EXIT_USAGE
-    from .credentials import _baseline
+    from .credentials import _baseline  # lazy: only scan needs it (start-up time of the other commands)
 
     path: Path | None = arguments.baseline
     if arguments.update_baseline and path is None:
@@ -484,14 +465,13 @@ def _scan(arguments: argparse.Namespace) -> int:
     if path is not None and not arguments.update_baseline and not path.exists():
         raise SpecError(f"no baseline {path}: write one with --baseline {path} --update-baseline")
     baseline = _baseline.read(path) if path is not None and path.exists() else None
-    progress = _reporters.Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
+    progress = Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
     with applied(current().with_allow(_allow_list(arguments.allow_list))):
         report = scan_paths(arguments.paths, progress=progress, follow_symlinks=arguments.follow_symlinks)
     if progress is not None:
         progress.close()
     if path is not None and arguments.update_baseline:
-        from ._text import printable
-        from .writing import _atomic
+        from .writing import _atomic  # lazy: only the commands that write need it (start-up time)
 
         _atomic.write_atomic(path, _baseline.updated(baseline, report.issues, arguments.paths))
         for cut in (issue for issue in report.issues if issue.code == "io.issues-truncated"):
@@ -506,7 +486,7 @@ def _scan(arguments: argparse.Namespace) -> int:
 
 
 def _allow_list(path: Path | None) -> AllowList:
-    from .credentials._scan import read_allow_list
+    from .credentials._scan import read_allow_list  # lazy: validate without --secrets never imports the scanner
 
     if path is None and not os.path.lexists(ALLOW_LIST):
         return AllowList()
@@ -518,23 +498,12 @@ def _allow_list(path: Path | None) -> AllowList:
 
 
 def _report(report: Report, arguments: argparse.Namespace) -> int:
-    if arguments.format == "json":
-        _reporters.json_report(report, sys.stdout, strict=arguments.strict)
-    elif arguments.format == "github":
-        _reporters.github(report, sys.stdout)
-    elif arguments.format == "sarif":
-        _reporters.sarif(report, sys.stdout)
-    else:
-        _reporters.text(
-            report, sys.stdout, context=not arguments.no_context, strict=arguments.strict, show_info=arguments.show_info
-        )
-    return _exit_code(report, arguments.strict)
-
-
-def _exit_code(report: Report, strict: bool) -> int:
-    failing = ("error", "warning") if strict else ("error",)
-    failed = any(issue.severity in failing for issue in report.issues)
-    return EXIT_INVALID if failed else EXIT_VALID
+    """Print the report in the format asked for; the exit code says whether it fails the check."""
+    options = _reporters.Options(
+        strict=arguments.strict, context=not arguments.no_context, show_info=arguments.show_info
+    )
+    _reporters.REPORTERS[arguments.format].write(report, sys.stdout, options)
+    return EXIT_INVALID if report.fails(arguments.strict) else EXIT_VALID
 
 
 def _redact(arguments: argparse.Namespace) -> int:
@@ -544,8 +513,7 @@ def _redact(arguments: argparse.Namespace) -> int:
     raw, problem = read_bounded(path)
     if problem is not None:
         raise SpecError(f"{path}: {problem.message}")
-    from ._text import printable
-    from .credentials import _redact
+    from .credentials import _redact  # lazy: only redact needs it (start-up time)
     from .writing import _atomic
 
     content, note, kept = _redact.redact_file(path, raw, _allow_list(arguments.allow_list))
@@ -580,15 +548,14 @@ def _check_l1(arguments: argparse.Namespace) -> int:
         return EXIT_USAGE
     report = check_repository(repository)
     if arguments.format == "text":  # the summary per check is for people; the other formats are validate's
-        _reporters.l1_summary(report, repository, sys.stdout)
+        _reporters.l1_summary(abv3.l1_checks(report.issues, repository), repository, sys.stdout)
     return _report(report, arguments)
 
 
 def _convert(arguments: argparse.Namespace) -> int:
     if _missing([arguments.source]):
         return EXIT_USAGE
-    from ._issues import InvalidDocument
-    from .atif import _files
+    from .atif import _files  # lazy: only convert needs it (start-up time)
 
     agent = _files.Given(arguments.agent_name, arguments.agent_version, arguments.model_name)
     try:
@@ -610,7 +577,7 @@ def _convert(arguments: argparse.Namespace) -> int:
 
 
 def _migrate(arguments: argparse.Namespace) -> int:
-    from .tasks._migrate import migrate_run
+    from .tasks._migrate import migrate_run  # lazy: only migrate needs it (start-up time)
 
     if _missing([arguments.run]):
         return EXIT_USAGE
@@ -619,7 +586,7 @@ def _migrate(arguments: argparse.Namespace) -> int:
     return EXIT_VALID if done.complete else EXIT_INVALID
 
 
-def _kinds() -> int:
+def _kinds(arguments: argparse.Namespace) -> int:
     for kind in kinds():
         files = ", ".join(kind.file_match) or "(by schema_version or --kind)"
         versions = ", ".join(kind.versions)

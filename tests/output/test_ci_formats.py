@@ -101,8 +101,8 @@ def test_each_hook_passes_the_valid_files_it_selects(hook: dict[str, Any]) -> No
 @pytest.mark.parametrize("hook", HOOKS, ids=lambda hook: hook["id"])
 def test_each_hook_fails_on_the_invalid_files_it_selects(hook: dict[str, Any]) -> None:
     code, files = run_hook(hook, FIXTURES / "invalid")
-    if files:
-        assert code == 1
+    assert files, f"{hook['id']} selects no invalid fixture"
+    assert code == 1
 
 
 def test_the_hooks_cover_every_family() -> None:

@@ -10,9 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from agentbeats_spec._reporters import Progress
+from agentbeats_spec import validate
+from agentbeats_spec._progress import Progress
+from agentbeats_spec._reporters import REPORTERS
 from agentbeats_spec.cli import main
 from agentbeats_spec.layouts import check_paths
+from agentbeats_spec.walk import _cache
 
 from ..conftest import FIXTURES, VALID
 
@@ -87,6 +90,26 @@ def test_warnings_pass_unless_strict(capsys: pytest.CaptureFixture[str], tmp_pat
     assert run(capsys, "validate", str(path))[0] == 0
     code, out, _ = run(capsys, "validate", "--strict", "--format", "json", str(path))
     assert code == 1 and json.loads(out)["valid"] is False
+
+
+
+WARNING_ONLY = (
+    '{"schema_version": "ACTF_v1.0", "steps": [], "started_at": "2026-08-01T10:00:05Z", '
+    '"finished_at": "2026-08-01T10:00:00Z"}'
+)
+
+
+@pytest.mark.parametrize(("strict", "fails"), [((), False), (("--strict",), True)])
+def test_the_exit_code_the_text_verdict_and_json_valid_are_one_verdict(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, strict: tuple[str, ...], fails: bool
+) -> None:
+    path = tmp_path / "trajectory.json"
+    path.write_text(WARNING_ONLY)
+    code, out, _ = run(capsys, "validate", *strict, str(path))
+    assert code == (1 if fails else 0)
+    assert out.splitlines()[-2].startswith("invalid: " if fails else "valid: ")
+    code, out, _ = run(capsys, "validate", *strict, "--format", "json", str(path))
+    assert code == (1 if fails else 0) and json.loads(out)["valid"] is not fails
 
 
 INFO_ONLY = '{\n  "schema_version": "ACTF_v1.0",\n  "steps": [],\n  "started_at": "2026-08-01 10:00:00"\n}\n'
@@ -222,3 +245,46 @@ def test_the_summary_counts_files_per_kind_and_issues_per_code(capsys: pytest.Ca
     _, out, _ = run(capsys, "validate", "--no-context", str(FIXTURES / "invalid"))
     assert "  files: abb-case 1, abv3-repo 1," in out
     assert "  issues: json.duplicate-key 1, json.non-finite 1," in out
+
+
+def test_the_text_line_of_an_issue_is_its_heading_with_its_pointer_under_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = FIXTURES / "invalid" / "abv3-results" / "results.json"
+    issues = validate(path)
+    assert issues
+    _, out, _ = run(capsys, "validate", str(path))
+    lines = out.splitlines()
+    for issue in issues:
+        assert str(issue) == f"{issue.heading()} (at {issue.pointer})"
+        position = lines.index(issue.heading())
+        assert lines[position + 1] == f"    at {issue.pointer}"
+
+
+@pytest.mark.parametrize("command", ["validate", "check-l1"])
+@pytest.mark.parametrize("output_format", sorted(REPORTERS))
+def test_every_reporter_is_a_format_choice(
+    capsys: pytest.CaptureFixture[str], command: str, output_format: str
+) -> None:
+    code, out, err = run(capsys, command, "--format", output_format, str(VALID / "abv3-repo"))
+    assert (code, err) == (0, "") and out
+
+
+def test_a_cache_folder_asked_for_inside_a_checked_folder_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "trajectory.json"
+    path.write_text(WARNING_ONLY)
+    code, out, err = run(capsys, "validate", "--cache", str(tmp_path / "cache"), str(tmp_path))
+    assert (code, out) == (2, "")
+    assert err == f"agentbeats-spec: error: the cache folder {tmp_path / 'cache'} is inside a checked folder\n"
+    assert not (tmp_path / "cache").exists()
+
+
+def test_the_users_cache_folder_inside_a_checked_folder_means_no_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_cache, "default_folder", lambda: tmp_path / "cache")
+    assert _cache.for_run(None, [tmp_path], "options") is None
+    elsewhere = _cache.for_run(None, [tmp_path / "tree"], "options")
+    assert elsewhere is not None and elsewhere.folder == tmp_path / "cache"

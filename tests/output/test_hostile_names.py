@@ -18,6 +18,7 @@ from pathlib import Path
 import attrs
 import pytest
 
+from agentbeats_spec._reporters import REPORTERS
 from agentbeats_spec.checking import _kinds
 from agentbeats_spec.cli import main
 
@@ -40,7 +41,7 @@ FORBIDDEN = re.compile(
     "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
 WORKFLOW_COMMAND = re.compile(r"::(error|warning|notice) file=[^:,]*(,line=[0-9]+,col=[0-9]+)?,title=[a-z0-9.-]+::")
-FORMATS = ["text", "json", "github", "sarif"]
+FORMATS = list(REPORTERS)  # a new output format is held to the same escaping
 
 
 def hostile_document() -> str:

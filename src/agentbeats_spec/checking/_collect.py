@@ -10,7 +10,7 @@ from pathlib import Path
 import attrs
 
 from .._codes import Severity
-from .._issues import Fact, Issue
+from .._issues import Fact, Issue, fails
 from ._examine import Examined
 
 
@@ -24,9 +24,9 @@ class Report:
     kinds: tuple[tuple[str, int], ...] = ()
     empty: tuple[str, ...] = ()  # folders named to check that held no artifact at all
 
-    @property
-    def valid(self) -> bool:
-        return not any(issue.severity == "error" for issue in self.issues)
+    def fails(self, strict: bool) -> bool:
+        """Whether what was found fails the check (``_issues.fails``); ``strict``: a warning does too."""
+        return fails((issue.severity for issue in self.issues), strict=strict)
 
 
 @attrs.define

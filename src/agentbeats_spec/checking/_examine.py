@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 
-from .._issues import Finding, Issue
+from .._issues import Finding, Issue, fails
 from .._settings import current
 from .._text import quote
 from ..reading._documents import Document, Syntax, unread
@@ -56,7 +56,8 @@ class Examined:
 
     @property
     def valid(self) -> bool:
-        return not self.overflow.error and not any(finding.severity == "error" for finding in self.findings)
+        """No error, not even one past the issue limit (``_issues.fails``, never strict: what ``load`` refuses)."""
+        return not self.overflow.error and not fails(finding.severity for finding in self.findings)
 
     def with_findings(self, findings: Iterable[Finding]) -> Examined:
         return Examined(self.document, self.kind, (*self.findings, *findings), self.file, self.overflow)

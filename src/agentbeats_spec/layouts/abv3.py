@@ -7,10 +7,15 @@ have the L1 result format.
 
 from __future__ import annotations
 
+import os
+from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .._issues import Anchor, Finding
+import attrs
+
+from .._issues import Anchor, Finding, Issue
 from .._text import quote
 from ..checking import _kinds
 from ..checking._collect import Collector
@@ -196,3 +201,59 @@ def _check_results(
                 "an experiment's results folder holds results.json (count, main_metric and the main metric)",
                 "warning",
             )
+
+
+# The checks `abv3 check -l1` names, and which issues belong to each.
+L1_CHECKS = ("agentbeats.toml", "self-description", "dependencies", "run configs", "results")
+_RESULT_CODES = frozenset({"layout.orphan-results", "layout.missing-results"})
+
+
+@attrs.frozen
+class L1Check:
+    """One check of `abv3 check -l1`: the errors and warnings found in it, and whether it could run."""
+
+    name: str
+    errors: int
+    warnings: int
+    ran: bool
+
+
+def l1_checks(issues: Iterable[Issue], repository: Path) -> tuple[L1Check, ...]:
+    """The issues of a repository's check, told per check as the spec's `abv3 check -l1` tells them."""
+    counts: dict[str, Counter[str]] = {check: Counter() for check in L1_CHECKS}
+    not_run: set[str] = set()
+    for issue in issues:
+        check = _l1_check_of(issue, repository)
+        counts[check][issue.severity] += 1
+        if _prevents(issue):
+            # Nothing past an unreadable agentbeats.toml can be checked; an unreadable folder stops its own check.
+            not_run.update(L1_CHECKS[1:] if check == "agentbeats.toml" else (check,))
+    return tuple(
+        L1Check(check, counts[check]["error"], counts[check]["warning"], check not in not_run) for check in L1_CHECKS
+    )
+
+
+def _l1_check_of(issue: Issue, repository: Path) -> str:
+    relative = Path(os.path.relpath(issue.file or "", repository)).as_posix()
+    if relative == "agentbeats.toml":
+        if issue.code.startswith(("json.", "toml.", "io.")) or not issue.pointer:
+            return "agentbeats.toml"
+        if issue.pointer.startswith("/dependency"):
+            return "dependencies"
+        if issue.pointer.startswith("/run_configs"):
+            return "run configs"
+        if issue.pointer.startswith("/results"):
+            return "results"
+        return "self-description"
+    if issue.code in _RESULT_CODES or relative.endswith("results.json"):
+        return "results"
+    return "run configs"
+
+
+def _prevents(issue: Issue) -> bool:
+    """An error after which a check cannot run: its input is missing, unreadable or cannot be parsed."""
+    if issue.severity != "error":
+        return False
+    if issue.code.startswith("io.") or issue.code in ("layout.missing-file", "security.symlink"):
+        return not issue.pointer
+    return issue.code.startswith("toml.") and issue.code != "toml.type"

@@ -57,7 +57,7 @@ def read_task(task_dir: str | os.PathLike[str]) -> TaskDetail:
     legacy = files is not None and _version(files) == TASK_V2
     if files is not None and legacy:
         _refuse_unconvertible(files, report.issues)
-    if files is None or not report.valid:
+    if files is None or report.fails(strict=False):
         raise InvalidDocument(report.issues)
     index = files.index.document.data
     missing = [member for member in layout.SHARED if member not in index]

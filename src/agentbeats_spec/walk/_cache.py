@@ -21,13 +21,13 @@ import stat
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from .._issues import Fact, Issue
+from .._issues import Fact, Issue, SpecError
 from .._text import printable
 from .._version import __version__
 from ..checking._collect import Part
@@ -48,7 +48,21 @@ def default_folder() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "agentbeats-spec"
 
 
-def inside(folder: Path, trees: list[Path]) -> bool:
+def for_run(asked: Path | None, trees: Sequence[Path], options: str) -> VerdictCache | None:
+    """The verdict cache of a run over ``trees``: in the folder ``asked`` for, else in the user's cache folder.
+
+    None where the user's cache folder lies inside a checked tree (the run goes without a cache); a folder asked
+    for there is a :class:`SpecError`, since a cache is never kept inside what it judges.
+    """
+    folder = asked or default_folder()
+    if inside(folder, trees):
+        if asked is None:
+            return None
+        raise SpecError(f"the cache folder {folder} is inside a checked folder")
+    return VerdictCache(folder, options)
+
+
+def inside(folder: Path, trees: Sequence[Path]) -> bool:
     """Whether ``folder`` is one of ``trees`` or below one (where a cache must never be)."""
     real = Path(os.path.realpath(folder))
     for tree in trees:
