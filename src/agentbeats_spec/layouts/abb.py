@@ -28,7 +28,7 @@ def detect(folder: Path, tree: Tree = LOCAL) -> bool:
     return tree.is_folder(folder / "results" / "agents") or tree.is_folder(folder / "resources" / "agents")
 
 
-def plan(folder: Path, walk: Walk, others: tuple[Layout, ...] = (), layouts: tuple[Layout, ...] = ()) -> None:
+def plan(folder: Path, walk: Walk, others: tuple[Layout, ...], layouts: tuple[Layout, ...]) -> None:
     """Units: each case folder of the agents' results, and each issue folder of their issue data."""
     if walk.is_folder(folder / "results" / "agents"):
         _plan_results(folder / "results" / "agents", folder, walk)

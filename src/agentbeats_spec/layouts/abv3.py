@@ -29,7 +29,7 @@ def detect(folder: Path, tree: Tree = LOCAL) -> bool:
     return tree.is_file(folder / "agentbeats.toml")
 
 
-def plan(folder: Path, walk: Walk, others: tuple[Layout, ...] = (), layouts: tuple[Layout, ...] = ()) -> None:
+def plan(folder: Path, walk: Walk, others: tuple[Layout, ...], layouts: tuple[Layout, ...]) -> None:
     """A repository is one unit; the ABB trees in the same folder are the ABB layout's units, not read here."""
     shared = bool(others)
     walk.defer(repository_unit, folder, shared, exclude=("results/agents", "resources/agents") if shared else ())

@@ -71,7 +71,7 @@ def _looks_like_details(folder: Path, tree: Tree) -> bool:
     return any(name in STATES or tree.is_file(folder / name / "task.json") for name in tree.names(folder))
 
 
-def plan(folder: Path, walk: Walk, others: tuple[Layout, ...] = (), layouts: tuple[Layout, ...] = ()) -> None:
+def plan(folder: Path, walk: Walk, others: tuple[Layout, ...], layouts: tuple[Layout, ...]) -> None:
     """A run is cut into its run-level files and its task folders; a task folder named alone is one unit."""
     if walk.is_folder(folder / "details") or walk.is_file(folder / "run_info.json"):
         _plan_run_root(folder, walk, others, layouts)
