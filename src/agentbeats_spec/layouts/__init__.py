@@ -3,6 +3,9 @@
 A folder is checked as the layout it is (detected from what it holds); a folder that is no layout is
 walked, every artifact file in it checked on its own, and every layout below it checked as such. Walking only
 reads names and cuts the tree into units; ``_units`` runs them and the rules that span them.
+
+Each layout module states one ``Layout`` (``_walking``: detect, plan, its rules spanning units); :func:`layouts`
+is their ordered tuple, which the walk and :func:`reduce` go through, never a layout by its module.
 """
 
 from __future__ import annotations
