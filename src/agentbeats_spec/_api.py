@@ -226,8 +226,11 @@ def load(path: PathLike, kind: str | None = None, *, limits: Limits | None = Non
     ``TaskIndexV2``, the attempts of its task are ``AttemptResultV2``); a JSON Lines file (progress events) gives
     a list of them. Named as a literal, the kind also gives the return type to a type checker.
     """
+    from .layouts import kind_in_place  # as the other imports of the layouts here
+
     with applied(current().with_limits(limits)):
-        examined = _sources.examine_named(Path(path), _kinds.get(kind) if kind else None, follow=True)
+        named = _kinds.get(kind) if kind else None
+        examined = _sources.examine_named(Path(path), kind_in_place(Path(path), named), follow=True)
     return _model_of(examined)
 
 

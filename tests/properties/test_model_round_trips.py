@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentbeats_spec import dump, dumps, load, loads
-from agentbeats_spec.checking._kinds import KINDS, Kind, from_content, from_path
+from agentbeats_spec.checking._kinds import KINDS, Kind, from_content
+from agentbeats_spec.layouts import kind_by_place
 from agentbeats_spec.models import ABSENT
 
 from ..conftest import FIXTURES, VALID
@@ -35,7 +36,7 @@ def writers_form(data: Any, syntax: str) -> bytes:
 
 
 def _artifact_kind(path: Path) -> Kind | None:
-    kind = from_path(path)
+    kind = kind_by_place(path)
     if kind is None and path.suffix == ".json":
         kind = from_content(json.loads(path.read_bytes()))
     return kind

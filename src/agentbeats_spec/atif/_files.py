@@ -17,6 +17,7 @@ import attrs
 from .._issues import InvalidDocument, Issue, SpecError, WriteError
 from .._text import json_text, printable
 from ..checking import _examine, _kinds, _sources
+from ..layouts import kind_in_place
 from ..reading import _bounded, _documents
 from . import _check, _conversion
 from ._conversion import Conversion, Loss
@@ -108,7 +109,7 @@ def from_atif(source: os.PathLike[str] | Mapping[str, Any]) -> Conversion:
 
 def read_validated(path: Path, kinds: tuple[str, ...]) -> tuple[Any, _kinds.Kind]:
     """A file's data after the whole validation path; InvalidDocument on an error."""
-    examined = _sources.examine_named(path, None, follow=True)
+    examined = _sources.examine_named(path, kind_in_place(path, None), follow=True)
     if not examined.document.readable and examined.valid:  # not read (a FIFO, a device): say why, not "no kind"
         raise SpecError(f"{path}: {examined.findings[0].message}")
     data = examined.document.data if examined.document.readable else None

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import fnmatch
-import json
-import os
 import re
 from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path, PurePath
+from pathlib import PurePath
 from typing import Any
 
 import attrs
 
 from .._issues import Finding, UnknownKind
-from ..reading._bounded import read_file
 from ..reading._documents import Syntax
 from ..rules import abb, abv3, actf, agentcompass, agentcompass_run
 from ._schemas import BASE_URI
@@ -336,7 +333,8 @@ def get(name: str) -> Kind:
 
 def from_path(path: PurePath) -> Kind | None:
     """The kind a file's name and place say it is, if they say: the first kind of the table whose glob matches
-    the last components of the path (one glob per component: ``*`` never crosses a ``/``)."""
+    the last components of the path (one glob per component: ``*`` never crosses a ``/``). The path alone decides:
+    a name that means a kind only at a run root is :func:`run_root_kind`'s, for the walk that knows the place."""
     name = path.name
     candidates = _BY_LAST_NAME.get(name, [])
     wild = [pattern for pattern in _WILD_LAST if pattern[2][-1].match(name)]
@@ -348,19 +346,18 @@ def from_path(path: PurePath) -> Kind | None:
             tail = parts[-len(components) :]
             if len(tail) == len(components) and all(map(_fullmatch, components, tail)):
                 return KINDS[kind_name]  # looked up now: the table is the one place a kind is defined
-    by_place = _BY_RUN_ROOT_NAME.get(name)
-    if by_place is not None and is_run_root(path.parent):
-        return KINDS[by_place]
     return None
+
+
+def run_root_kind(name: str) -> Kind | None:
+    """The kind a file of this name is at the root of an AgentCompass run (``Kind.run_root_file``), and only there:
+    whether a folder is a run root is the walk's to tell (``layouts._walking.kind_by_place``)."""
+    found = _BY_RUN_ROOT_NAME.get(name)
+    return KINDS[found] if found is not None else None
 
 
 def _fullmatch(component: re.Pattern[str], name: str) -> bool:
     return component.match(name) is not None  # fnmatch.translate ends each pattern with \Z
-
-
-def is_run_root(folder: PurePath) -> bool:
-    """An AgentCompass run root: run_info.json or details/ in it (as AgentCompass's own viewer tells a run)."""
-    return os.path.isfile(os.path.join(folder, "run_info.json")) or os.path.isdir(os.path.join(folder, "details"))
 
 
 def pinned(kind: Kind, version: str) -> Kind:
@@ -379,21 +376,6 @@ def of_model(cls: type) -> Kind | None:
     if not isinstance(name, str):
         return None
     kind = get(name)
-    return pinned(kind, version) if isinstance(version, str) and version in kind.versions else kind
-
-
-def in_context(kind: Kind, path: Path) -> Kind:
-    """The version of an attempt result is its task's: a v2 task's attempts are checked as v2 payloads."""
-    if kind.name != "agentcompass-attempt" or len(kind.versions) == 1:
-        return kind  # another kind, or one its folder already pinned (a task unit reads its index once)
-    index = path.parent.parent / "task.json"
-    # Outside the unit of an attempt named alone, so outside its confinement (reading._bounded.confined): still
-    # opened where the walk's real location of the attempt places it (two folders above), so a folder swapped
-    # for a link since is refused (and the attempt checked as the current version) rather than followed.
-    try:
-        version = json.loads(read_file(index)).get("schema_version")
-    except (OSError, ValueError, AttributeError):
-        return kind  # no readable task index beside it: checked as the current version
     return pinned(kind, version) if isinstance(version, str) and version in kind.versions else kind
 
 

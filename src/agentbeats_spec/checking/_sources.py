@@ -17,14 +17,15 @@ from ._collect import failing_on
 from ._examine import Examined, Kept, examine, too_deep, unread_file
 
 
-def scan_file(path: Path, *, follow: bool = False) -> Examined | None:
+def scan_file(path: Path, kind: _kinds.Kind | None = None, *, follow: bool = False) -> Examined | None:
     """A file searched for secrets only: a JSON or TOML document by its members, any other text by its lines.
 
     None for a file that is neither (binary). A link is followed only with ``follow`` (one the user named).
+    ``kind`` (else the one its path says) only names what the file is in the report.
     """
     with failing_on(str(path)):
         try:
-            return _scan_file(path, follow)
+            return _scan_file(path, kind or _kinds.from_path(path), follow)
         except MemoryError:
             return out_of_memory(path, None)
         except RecursionError:
@@ -32,12 +33,11 @@ def scan_file(path: Path, *, follow: bool = False) -> Examined | None:
             return unread_file(problem, "json", None, str(path))
 
 
-def _scan_file(path: Path, follow: bool) -> Examined | None:
+def _scan_file(path: Path, kind: _kinds.Kind | None, follow: bool) -> Examined | None:
     from ..credentials import _scan  # lazy for start-up time: a check without a secret scan never imports it
 
     allow = current().allow or _scan.NOTHING_ALLOWED
     file = str(path)
-    kind = _kinds.from_path(path)
     raw, problem = read_bounded(path, follow=follow)
     if problem is not None:
         return unread_file(problem, "json", kind, file)
@@ -90,8 +90,9 @@ def examine_named(path: Path, kind: _kinds.Kind | None, *, follow: bool = False)
     """
     with failing_on(str(path)):
         try:
-            # A kind named or told by the path: an attempt is of its task's version either way.
-            known = _kinds.in_context(kind, path) if kind is not None else _kind_by_path(path)
+            # A kind named (by the caller, who knows the file's place: layouts._walking.kind_in_place) or told by
+            # the path.
+            known = kind if kind is not None else _kinds.from_path(path)
             syntax = known.syntax if known else syntax_of(path)
             raw, problem = read_bounded(path, follow=follow)
             if problem is not None:
@@ -113,7 +114,7 @@ def examine_found(path: Path, kind: _kinds.Kind | None) -> Examined | None:
     """
     with failing_on(str(path)):
         try:
-            known = kind or _kind_by_path(path)
+            known = kind or _kinds.from_path(path)
             if not may_be_artifact(path, known):
                 return None
             syntax = known.syntax if known else syntax_of(path)
@@ -148,11 +149,6 @@ def out_of_memory(path: Path, kind: _kinds.Kind | None) -> Examined:
     kind = kind or _kinds.from_path(path)
     syntax = kind.syntax if kind else syntax_of(path)
     return unread_file(Finding("", "io.out-of-memory", message), syntax, kind, str(path))
-
-
-def _kind_by_path(path: Path) -> _kinds.Kind | None:
-    kind = _kinds.from_path(path)
-    return _kinds.in_context(kind, path) if kind is not None else None
 
 
 def read_named(path: Path) -> tuple[bytes, Finding | None]:

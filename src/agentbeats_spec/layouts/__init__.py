@@ -3,6 +3,9 @@
 A folder is checked as the layout it is (detected from what it holds); a folder that is no layout is
 walked, every artifact file in it checked on its own, and every layout below it checked as such. Walking only
 reads names and cuts the tree into units; ``_units`` runs them and the rules that span them.
+
+Each layout module states one ``Layout`` (``_walking``: detect, plan, its rules spanning units); :func:`layouts`
+is their ordered tuple, which the walk and :func:`reduce` go through, never a layout by its module.
 """
 
 from __future__ import annotations
@@ -17,20 +20,45 @@ import attrs
 from .._issues import Fact, Issue
 from ..checking import _kinds
 from ..checking._collect import Collector, Part, Report, failing_on
-from ..checking._sources import examine_found, examine_named, may_be_artifact, scan_file
+from ..checking._sources import scan_file
 from ..reading._bounded import confined
-from ..walk._fs import Reporter, entries, is_folder, present
+from ..walk._fs import Reporter, entries, is_folder, require
 from ..walk._units import LOCAL, Tree, Walk, run_here
+from ._walking import (
+    CrossUnitRule,
+    Layout,
+    joined,
+    kind_by_place,
+    kind_in_place,
+    named_file_unit,
+    named_folder,
+    plan_folder,
+)
+
+__all__ = [
+    "Layout",
+    "assemble",
+    "check_paths",
+    "check_repository",
+    "joined",
+    "kind_by_place",
+    "kind_in_place",
+    "layouts",
+    "named_folder",
+    "nothing_found",
+    "plan",
+    "reduce",
+    "scan_paths",
+    "with_nothing_found",
+]
 
 
-def layouts() -> tuple[Any, ...]:
-    """The layouts, in the order they are tried; a folder may be more than one (ABB with an agentbeats.toml).
-
-    Imported on the first folder: checking one file does not need them.
-    """
+def layouts() -> tuple[Layout, ...]:
+    """The layouts, in the order they are tried; a folder may be more than one (ABB with an agentbeats.toml)."""
+    # Kept lazy for start-up time: a one-file check does not import the layout modules (some 25 ms, -X importtime).
     from . import abb, abv3, agentcompass
 
-    return (agentcompass, abv3, abb)
+    return (agentcompass.LAYOUT, abv3.LAYOUT, abb.LAYOUT)
 
 
 def check_paths(
@@ -84,23 +112,6 @@ def _identity(path: Path, follow_symlinks: bool) -> str:
     return os.path.join(os.path.realpath(path.parent), path.name)
 
 
-def joined(walks: Sequence[Walk]) -> Walk:
-    """The walks of several named paths as one, in their order."""
-    return Walk(
-        walks[0].tree if walks else LOCAL,
-        [unit for walk in walks for unit in walk.units],
-        [issue for walk in walks for issue in walk.issues],
-        sum(walk.skipped for walk in walks),
-    )
-
-
-def named_folder(path: Path, tree: Tree, follow_symlinks: bool) -> bool:
-    """Whether a named path is walked as a folder (a link only when links named are followed)."""
-    if tree is LOCAL and path.is_symlink():
-        return follow_symlinks and path.is_dir()
-    return tree.is_folder(path)
-
-
 def nothing_found(named: Sequence[tuple[str, bool, Walk]], parts: Sequence[Part]) -> tuple[str, ...]:
     """The named folders below which nothing at all was found: no artifact checked, no issue.
 
@@ -144,7 +155,7 @@ def plan(
         if tree is LOCAL and not follow_symlinks and _named_link(path, walk):
             continue
         if named_folder(path, tree, follow_symlinks):
-            plan_folder(path, kind, walk, path)
+            plan_folder(path, kind, walk, path, layouts() if kind is None else ())
         else:
             walk.defer(named_file_unit, path, kind.name if kind else None, True)
     return walk
@@ -162,25 +173,6 @@ def _named_link(path: Path, reporter: Reporter) -> bool:
     return True
 
 
-def loose_file(walk: Walk, path: Path) -> None:
-    """A file met in a folder that is no layout: a unit when it may be an artifact, else counted as skipped."""
-    if may_be_artifact(path, None):
-        walk.defer(found_file_unit, path, None)
-    else:
-        walk.skip()
-
-
-def named_file_unit(collector: Collector, path: Path, kind: str | None, named: bool = False) -> None:
-    """One file the user named (``named``: a link is followed, as only --follow-symlinks lets one through) or a
-    layout requires (never followed) on its own: it always gets a verdict."""
-    collector.add(examine_named(path, _kinds.get(kind) if kind else None, follow=named))
-
-
-def found_file_unit(collector: Collector, path: Path, kind: str | None) -> None:
-    """One file met in a folder that is no layout: skipped when it turns out to be no artifact."""
-    collector.add(examine_found(path, _kinds.get(kind) if kind else None))
-
-
 def scan_paths(
     paths: Iterable[Path], progress: Callable[[int], None] | None = None, follow_symlinks: bool = False
 ) -> Report:
@@ -195,7 +187,7 @@ def scan_paths(
             if is_folder(path) or (follow_symlinks and path.is_dir()):
                 _scan_folder(path, collector, path)
             else:
-                collector.add(scan_file(path, follow=follow_symlinks), "scanned")
+                collector.add(scan_file(path, kind_by_place(path), follow=follow_symlinks), "scanned")
     return collector.report()
 
 
@@ -206,44 +198,28 @@ def _scan_folder(folder: Path, collector: Collector, root: Path) -> None:
         listing = entries(stack.pop(), collector, root)
         for entry in listing:
             if not entry.is_folder:
-                collector.add(scan_file(entry.path), "scanned")
+                collector.add(scan_file(entry.path, kind_by_place(entry.path)), "scanned")
         stack.extend(entry.path for entry in reversed(listing) if entry.is_folder)
 
 
 def check_repository(folder: Path) -> Report:
-    """Exactly the ABV3-L1 check of one repository (what ``check-l1`` runs)."""
-    from . import abb, abv3
-
+    """Exactly the ABV3-L1 check of one repository (what ``check-l1`` runs): the ABV3 layout's units of it, with
+    the other layouts the folder also is (whose own units are not checked)."""
     collector = Collector()
     description = folder / "agentbeats.toml"
-    if present(description, "file", collector, description, "an ABV3 repository has agentbeats.toml at its root"):
+    if require(description, "file", collector, description, "an ABV3 repository has agentbeats.toml at its root"):
+        every = layouts()
+        repository = next(layout for layout in every if layout.name == REPOSITORY)
+        others = tuple(layout for layout in every if layout is not repository and layout.detect(folder, LOCAL))
+        walk = Walk()
+        repository.plan(folder, walk, others, every)
         with failing_on(str(folder)):
-            abv3.repository_unit(collector, folder, abb.detect(folder))
+            for unit in walk.units:
+                unit.check(collector, unit.path, *unit.arguments)
     return collector.report()
 
 
-def plan_folder(folder: Path, kind: _kinds.Kind | None, walk: Walk, root: Path) -> None:
-    # A stack, not recursion: a tree may be nested deeper than Python's call stack (PATH_MAX allows 2,000 levels).
-    stack = [folder]
-    while stack:
-        current = stack.pop()
-        if kind is None:
-            matched = [layout for layout in layouts() if layout.detect(current, walk.tree)]
-            if matched:
-                with failing_on(str(current)):
-                    for layout in matched:
-                        layout.plan(current, walk, others=[other for other in matched if other is not layout])
-                continue
-        listing = walk.entries(current, root)
-        for entry in listing:
-            if entry.is_folder:
-                continue
-            if kind is not None:
-                if entry.path.suffix == "." + kind.syntax:
-                    walk.defer(found_file_unit, entry.path, kind.name)
-            else:
-                loose_file(walk, entry.path)
-        stack.extend(entry.path for entry in reversed(listing) if entry.is_folder)
+REPOSITORY = "abv3"  # the layout whose check check-l1 is (the ABV3-L1 levels are its)
 
 
 def assemble(walk: Walk, parts: Iterable[Part], progress: Callable[[int], None] | None = None) -> Report:
@@ -260,15 +236,14 @@ def assemble(walk: Walk, parts: Iterable[Part], progress: Callable[[int], None] 
 
 
 def reduce(facts: Iterable[Fact]) -> list[Issue]:
-    """The rules that span units, each over the facts named for it, in the order the units gave them."""
+    """The rules that span units (each layout's ``rules``), each over the facts named for it, in the order the
+    units gave them."""
     grouped: dict[str, list[Fact]] = {}
     for fact in facts:
         grouped.setdefault(fact.rule, []).append(fact)
     if not grouped:
         return []
-    from . import abb
-
-    rules: dict[str, Callable[[list[Fact]], list[Issue]]] = {abb.CASE_ID_RULE: abb.unique_case_ids}
+    rules: dict[str, CrossUnitRule] = {name: rule for layout in layouts() for name, rule in layout.rules.items()}
     issues: list[Issue] = []
     for name, found in grouped.items():
         if name in rules:  # a fact of no rule comes only from an edited cache entry: it says nothing

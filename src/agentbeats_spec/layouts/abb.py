@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from .._codes import Severity
 from .._issues import Anchor, Fact, Finding, Issue
@@ -14,8 +13,9 @@ from ..checking._collect import Collector
 from ..checking._examine import Examined
 from ..checking._sources import examine_named, members, read_schemaless
 from ..rules._common import is_int
-from ..walk._fs import Entry, Reporter, entries, present
+from ..walk._fs import Entry, Reporter, entries, require
 from ..walk._units import LOCAL, Tree, Walk
+from ._walking import Layout
 
 CASE = _kinds.KINDS["abb-case"]
 ATTEMPT_FILES = ("trajectory.json", "run.json", "manifest.json", "process.json")
@@ -28,7 +28,7 @@ def detect(folder: Path, tree: Tree = LOCAL) -> bool:
     return tree.is_folder(folder / "results" / "agents") or tree.is_folder(folder / "resources" / "agents")
 
 
-def plan(folder: Path, walk: Walk, others: list[Any] | None = None) -> None:
+def plan(folder: Path, walk: Walk, others: tuple[Layout, ...], layouts: tuple[Layout, ...]) -> None:
     """Units: each case folder of the agents' results, and each issue folder of their issue data."""
     if walk.is_folder(folder / "results" / "agents"):
         _plan_results(folder / "results" / "agents", folder, walk)
@@ -49,7 +49,7 @@ def _folders(listing: list[Entry], reporter: Reporter, what: str) -> list[Path]:
 def _plan_results(agents: Path, root: Path, walk: Walk) -> None:
     for agent in _folders(walk.entries(agents, root), walk, "agent"):
         cases = agent / "cases"
-        if not walk.present(cases, "folder", agent, "an agent's results folder holds cases/"):
+        if not walk.require(cases, "folder", agent, "an agent's results folder holds cases/"):
             continue
         for case in _folders(walk.entries(cases, root), walk, "case"):
             walk.defer(case_unit, case, root)
@@ -58,7 +58,7 @@ def _plan_results(agents: Path, root: Path, walk: Walk) -> None:
 def case_unit(collector: Collector, case: Path, root: Path) -> None:
     """One case folder of an agent's results, with all its attempts: a unit (see ``_units``)."""
     attempts = case / "attempts"
-    if not present(attempts, "folder", collector, case, "a case folder holds attempts/"):
+    if not require(attempts, "folder", collector, case, "a case folder holds attempts/"):
         return
     for attempt in _folders(entries(attempts, collector, root), collector, "attempt"):
         _check_attempt(attempt, root, collector)
@@ -66,22 +66,22 @@ def case_unit(collector: Collector, case: Path, root: Path) -> None:
 
 def _check_attempt(attempt: Path, root: Path, collector: Collector) -> None:
     case_missing = "an attempt folder holds case.json, the exact test case used"
-    if present(attempt / "case.json", "file", collector, attempt, case_missing):
+    if require(attempt / "case.json", "file", collector, attempt, case_missing):
         collector.add(examine_named(attempt / "case.json", CASE))
     for name in ATTEMPT_FILES:
-        if present(attempt / name, "file", collector, attempt, f"an attempt folder holds {name}"):
+        if require(attempt / name, "file", collector, attempt, f"an attempt folder holds {name}"):
             # A trajectory is derived from the steps: one that is not an object still leaves the run's evidence.
             severity: Severity = "warning" if name == "trajectory.json" else "error"
             json_object(attempt / name, collector, "abb-run-record", severity=severity)
     steps = attempt / "steps"
     no_steps = "an attempt folder without steps/: the execution stopped before its first step"
-    if not present(steps, "folder", collector, attempt, no_steps, "warning"):
+    if not require(steps, "folder", collector, attempt, no_steps, "warning"):
         return
     for step in _folders(entries(steps, collector, root), collector, "step"):
         for name in STEP_FILES:
-            present(step / name, "file", collector, step, f"a step folder holds {name}")
+            require(step / name, "file", collector, step, f"a step folder holds {name}")
         no_submission = "no submission.json: this step committed no submission"
-        present(step / "submission.json", "file", collector, step, no_submission, "warning")
+        require(step / "submission.json", "file", collector, step, no_submission, "warning")
         for entry in entries(step, collector, root):
             if not entry.is_folder and entry.name.endswith(".json"):
                 json_object(entry.path, collector, "abb-step-record", require_object=False)
@@ -90,7 +90,7 @@ def _check_attempt(attempt: Path, root: Path, collector: Collector) -> None:
 def _plan_resources(agents: Path, root: Path, walk: Walk) -> None:
     for agent in _folders(walk.entries(agents, root), walk, "agent"):
         truth = agent / "ground_truth"
-        if not walk.present(truth, "folder", agent, "an agent's issue data is under ground_truth/"):
+        if not walk.require(truth, "folder", agent, "an agent's issue data is under ground_truth/"):
             continue
         for entry in walk.entries(truth, root):
             match = _ISSUE_FOLDER.match(entry.name)
@@ -103,7 +103,7 @@ def _plan_resources(agents: Path, root: Path, walk: Walk) -> None:
 def issue_unit(collector: Collector, folder: Path, number: int, root: Path) -> None:
     """One issue folder (``verify.case.json`` and ``runs/``): a unit; its ``case_id`` is a fact for the reduce."""
     case_path = folder / "verify.case.json"
-    if present(case_path, "file", collector, folder, "an issue folder holds verify.case.json"):
+    if require(case_path, "file", collector, folder, "an issue folder holds verify.case.json"):
         case = examine_named(case_path, CASE)
         data = members(case) or {}
         issue = data.get("issue")
@@ -119,7 +119,7 @@ def issue_unit(collector: Collector, folder: Path, number: int, root: Path) -> N
                 ("/case_id", Anchor.VALUE), (None, None)
             )
             collector.fact(Fact(CASE_ID_RULE, str(root), case_id, str(case_path), CASE.name, "/case_id", line, column))
-    present(folder / "runs", "folder", collector, folder, "an issue folder holds runs/, the saved reference executions")
+    require(folder / "runs", "folder", collector, folder, "an issue folder holds runs/, the saved reference executions")
 
 
 def unique_case_ids(facts: list[Fact]) -> list[Issue]:
@@ -166,3 +166,6 @@ def json_object(
         found = f"expected a JSON object, found {describe(read.document.data)}"
         read = read.with_findings([Finding("", "layout.not-an-object", found, severity=severity)])
     return collector.add(read, label)
+
+
+LAYOUT = Layout("abb", detect, plan, {CASE_ID_RULE: unique_case_ids})

@@ -23,6 +23,7 @@ from ..checking._sources import examine_named, members
 from ..rules.abv3 import inside_root
 from ..walk._fs import entries, is_file, is_folder, listable
 from ..walk._units import LOCAL, Tree, Walk
+from ._walking import Layout
 
 REPO = _kinds.KINDS["abv3-repo"]
 RESULTS = _kinds.KINDS["abv3-results"]
@@ -33,10 +34,13 @@ def detect(folder: Path, tree: Tree = LOCAL) -> bool:
     return tree.is_file(folder / "agentbeats.toml")
 
 
-def plan(folder: Path, walk: Walk, others: list[Any] | None = None) -> None:
+def plan(folder: Path, walk: Walk, others: tuple[Layout, ...], layouts: tuple[Layout, ...]) -> None:
     """A repository is one unit; the ABB trees in the same folder are the ABB layout's units, not read here."""
     shared = bool(others)
     walk.defer(repository_unit, folder, shared, exclude=("results/agents", "resources/agents") if shared else ())
+
+
+LAYOUT = Layout("abv3", detect, plan)
 
 
 def repository_unit(collector: Collector, folder: Path, with_abb: bool) -> None:

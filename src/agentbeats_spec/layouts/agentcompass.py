@@ -28,9 +28,10 @@ from ..records._states import FINAL_STATES, STATES, final_state
 from ..records._versions import CURRENT_TASK, TASK_V2
 from ..rules._common import is_int
 from ..rules.abv3 import inside_root
-from ..walk._fs import Entry, Reporter, entries, is_inside, present
+from ..walk._fs import Entry, Reporter, entries, is_inside, require
 from ..walk._units import LOCAL, Tree, Walk
 from . import _evidence
+from ._walking import Layout, loose_file, named_file_unit, plan_folder
 
 SHARED = ("category", "ground_truth", "attempt_plan")
 CHECKPOINT_VERSION = "agentcompass.attempt_checkpoint.v1"
@@ -69,17 +70,20 @@ def _looks_like_details(folder: Path, tree: Tree) -> bool:
     return any(name in STATES or tree.is_file(folder / name / "task.json") for name in tree.names(folder))
 
 
-def plan(folder: Path, walk: Walk, others: list[Any] | None = None) -> None:
+def plan(folder: Path, walk: Walk, others: tuple[Layout, ...], layouts: tuple[Layout, ...]) -> None:
     """A run is cut into its run-level files and its task folders; a task folder named alone is one unit."""
     if walk.is_folder(folder / "details") or walk.is_file(folder / "run_info.json"):
-        _plan_run_root(folder, walk, others or [])
+        _plan_run_root(folder, walk, others, layouts)
         if walk.is_folder(folder / "details"):
             _plan_details(folder / "details", folder, walk)
     elif folder.name == "details":
         _plan_details(folder, folder.parent, walk)
     else:
-        state, root = _place_of(folder)
+        state, root = place_of(folder)
         walk.defer(task_unit, folder, state, root)
+
+
+LAYOUT = Layout("agentcompass", detect, plan)
 
 
 # The files AgentCompass 1.0.1 writes at a run root, by kind, as the kind table names them (Kind.run_root_file);
@@ -89,10 +93,8 @@ RUN_TEXT_FILES = ("summary.md", "analysis_summary.md")
 MIGRATION_STAGING = ".agentbeats-spec-migrate"
 
 
-def _plan_run_root(root: Path, walk: Walk, others: list[Any]) -> None:
+def _plan_run_root(root: Path, walk: Walk, others: tuple[Layout, ...], layouts: tuple[Layout, ...]) -> None:
     """The run-level files beside details/, each a unit; anything else at the root is walked as any folder is."""
-    from . import loose_file, named_file_unit, plan_folder
-
     if not walk.is_file(root / "run_info.json"):
         walk.about(
             root,
@@ -119,7 +121,7 @@ def _plan_run_root(root: Path, walk: Walk, others: list[Any]) -> None:
             _unexpected_file(entry, walk, "")
         elif entry.is_folder:
             if not any(layout.detect(entry.path, walk.tree) for layout in others):
-                plan_folder(entry.path, None, walk, root)
+                plan_folder(entry.path, None, walk, root, layouts)
         elif entry.name not in RUN_TEXT_FILES:
             loose_file(walk, entry.path)
 
@@ -161,7 +163,7 @@ def metrics_unit(collector: Collector, path: Path, fatal: int | None) -> None:
     collector.add(examined.with_findings(findings))
 
 
-def _place_of(task: Path) -> tuple[str | None, Path | None]:
+def place_of(task: Path) -> tuple[str | None, Path | None]:
     """The state and run root of a task folder named on its own, when it sits in a run."""
     parent = task.parent
     if parent.name in STATES and parent.parent.name == "details":
@@ -221,14 +223,14 @@ class TaskFiles:
 
 def check_task(task: Path, collector: Collector) -> TaskFiles | None:
     """Check one task folder where it stands in its run (its state and run root come from its place)."""
-    state, root = _place_of(task)
+    state, root = place_of(task)
     return task_unit(collector, task, state, root)
 
 
 def task_unit(collector: Collector, task: Path, state: str | None, root: Path | None) -> TaskFiles | None:
     """One task folder where the walk found it (its state folder and run root): a unit (see ``_units``)."""
     index_path = task / "task.json"
-    if not present(index_path, "file", collector, task, "a task folder holds task.json; this one has none"):
+    if not require(index_path, "file", collector, task, "a task folder holds task.json; this one has none"):
         return None
     index = examine_named(index_path, TASK)
     data = members(index) or {}
@@ -375,7 +377,7 @@ def _check_attempt(
     if result is not None:
         findings.extend(_artifact_findings(result, folder, root))
     if "artifacts" in listing and listing["artifacts"].is_folder:
-        _scan(folder / "artifacts", collector, root or folder)
+        _report_links(folder / "artifacts", collector, root or folder)
     retries = 0
     if "retries" in listing and listing["retries"].is_folder:
         retries = _check_retries(folder / "retries", number, task_id, task_name, root, collector)
@@ -400,7 +402,7 @@ def _check_attempt(
     return result
 
 
-def _scan(folder: Path, collector: Collector, root: Path) -> None:
+def _report_links(folder: Path, collector: Collector, root: Path) -> None:
     """Collected files are the task's own: only links and special files among them are reported."""
     stack = [folder]  # not recursion: collected trees may be nested deeper than the call stack
     while stack:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from .._issues import Finding
 from .._settings import current
+from ._messages import FOLDER_NOT_FILE
 
 # O_NONBLOCK: opening a FIFO for reading returns at once instead of waiting for a writer (it is then refused);
 # it changes nothing for a regular file. O_NOFOLLOW: a link in the last component fails with ELOOP.
@@ -117,10 +118,11 @@ class _Confinement:
     def locate(self, spelled: str) -> str:
         """Where ``spelled`` lay when the walk listed it: the unit's real location and the rest of the name.
 
-        A name outside the unit (the folder of a file unit; ``_kinds.in_context`` reads the ``task.json`` two
-        folders above an attempt named alone) is placed the same way, relative to the unit: ``real`` holds no
-        link, so its parents are the folders the walk saw, and a file found there was reached through no link
-        swapped in since. So reads outside the unit's path stay possible, but only where the walk put them.
+        A name outside the unit (the folder of a file unit; ``layouts._walking.kind_in_place`` reads the
+        ``task.json`` two folders above an attempt named alone) is placed the same way, relative to the unit:
+        ``real`` holds no link, so its parents are the folders the walk saw, and a file found there was reached
+        through no link swapped in since. So reads outside the unit's path stay possible, but only where the walk
+        put them.
         """
         if spelled == self.path:
             return self.real
@@ -241,7 +243,7 @@ def _placed(descriptor: int, spelled: str, where: _Confinement, path: os.PathLik
 _ESCAPED = Finding("", "security.path-escape", "reached through a symbolic link swapped in after the listing; not read")
 _LINK_FOLDER = Finding("", "security.symlink", "a symbolic link where a folder was listed; not followed")
 _LINK = Finding("", "security.symlink", "a symbolic link where a file was expected; not followed")
-_FOLDER = Finding("", "io.not-a-file", "a folder where a file was expected")
+_FOLDER = Finding("", "io.not-a-file", FOLDER_NOT_FILE)
 _SPECIAL = Finding(
     "", "io.not-a-file", "not a regular file (FIFO, socket or device); not read", severity="warning"
 )

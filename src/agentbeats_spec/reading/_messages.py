@@ -9,6 +9,11 @@ from __future__ import annotations
 
 from .._text import shorten
 
+# A folder found where a file belongs, and the reverse: said alike by the reader (a descriptor of a folder) and the
+# walk (a listing, local or remote).
+FOLDER_NOT_FILE = "a folder where a file was expected"
+FILE_NOT_FOLDER = "a file where a folder was expected"
+
 
 def duplicate_member(name: str, first_line: int) -> str:
     return (

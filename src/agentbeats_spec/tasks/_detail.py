@@ -91,7 +91,7 @@ def read_task(task_dir: str | os.PathLike[str]) -> TaskDetail:
         }
     )
     model = _api.from_dict("agentcompass-task-detail", record)
-    _, root = layout._place_of(folder)
+    _, root = layout.place_of(folder)
     if root is not None:
         _remember_origin(model, root)
     return model

@@ -11,6 +11,7 @@ import attrs
 
 from .._codes import Severity
 from ..reading._bounded import Refused, listing
+from ..reading._messages import FILE_NOT_FOLDER, FOLDER_NOT_FILE
 
 EntryType = Literal["file", "folder"]
 
@@ -106,7 +107,7 @@ def is_folder(path: Path) -> bool:
         return False
 
 
-def present(
+def require(
     path: Path, want: EntryType, collector: Reporter, at: Path, message: str, severity: Severity = "error"
 ) -> bool:
     """Whether ``path`` is a ``want`` (never through a link); if not, the reason is reported.
@@ -128,9 +129,9 @@ def present(
     if stat.S_ISLNK(mode):
         collector.about(path, "security.symlink", f"a symbolic link where a {want} was expected; not followed")
     elif stat.S_ISDIR(mode):
-        collector.about(path, "io.not-a-file", "a folder where a file was expected")
+        collector.about(path, "io.not-a-file", FOLDER_NOT_FILE)
     elif stat.S_ISREG(mode):
-        collector.about(path, "io.not-a-file", "a file where a folder was expected")
+        collector.about(path, "io.not-a-file", FILE_NOT_FOLDER)
     else:
         collector.about(path, "io.not-a-file", f"not a regular {want} (FIFO, socket or device); not opened")
     return False

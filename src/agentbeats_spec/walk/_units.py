@@ -11,14 +11,16 @@ The **reduce** runs those rules over the facts of every unit, in the walk's orde
 the report. Every path to a report goes through :func:`plan` and :func:`assemble`, so the reports agree by
 construction.
 
-A new cross-unit rule is a function from the facts of one ``rule`` name to issues, listed in :func:`reduce`;
-the units that know the values call ``collector.fact(Fact(rule, scope, value, file, ...))``.
+A new cross-unit rule is a function from the facts of one ``rule`` name to issues, listed in its layout's
+``Layout.rules`` (``layouts._walking``), which ``layouts.reduce`` dispatches to; the units that know the values
+call ``collector.fact(Fact(rule, scope, value, file, ...))``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol
@@ -30,7 +32,9 @@ from .._issues import Issue
 from .._settings import Settings, applied, current
 from ..checking._collect import Collector, Part, failing_on
 from ..reading._bounded import confined
-from ._fs import Entry, EntryType, Reporter, entries, exists, is_file, is_folder, present
+from ..reading._messages import FILE_NOT_FOLDER, FOLDER_NOT_FILE
+from ._cache import size_below, survey
+from ._fs import Entry, EntryType, Reporter, entries, exists, is_file, is_folder, require
 
 
 class Tree(Protocol):
@@ -46,7 +50,7 @@ class Tree(Protocol):
 
     def exists(self, path: Path) -> bool: ...
 
-    def present(
+    def require(
         self, path: Path, want: EntryType, reporter: Reporter, at: Path, message: str, severity: Severity = "error"
     ) -> bool: ...
 
@@ -72,10 +76,10 @@ class LocalTree:
     def exists(self, path: Path) -> bool:
         return exists(path)
 
-    def present(
+    def require(
         self, path: Path, want: EntryType, reporter: Reporter, at: Path, message: str, severity: Severity = "error"
     ) -> bool:
-        return present(path, want, reporter, at, message, severity)
+        return require(path, want, reporter, at, message, severity)
 
 
 LOCAL = LocalTree()
@@ -118,7 +122,7 @@ class Listing:
     def exists(self, path: Path) -> bool:
         return str(path) in self.types
 
-    def present(
+    def require(
         self, path: Path, want: EntryType, reporter: Reporter, at: Path, message: str, severity: Severity = "error"
     ) -> bool:
         """As the local check says it: missing, or the other type (object storage has no links or devices)."""
@@ -128,9 +132,9 @@ class Listing:
         if found is None:
             reporter.about(at, f"layout.missing-{want}", message, severity)
         elif found == "folder":
-            reporter.about(path, "io.not-a-file", "a folder where a file was expected")
+            reporter.about(path, "io.not-a-file", FOLDER_NOT_FILE)
         else:
-            reporter.about(path, "io.not-a-file", "a file where a folder was expected")
+            reporter.about(path, "io.not-a-file", FILE_NOT_FOLDER)
         return False
 
 
@@ -181,9 +185,9 @@ class Walk:
     def is_folder(self, path: Path) -> bool:
         return self.tree.is_folder(path)
 
-    def present(self, path: Path, want: EntryType, at: Path, message: str, severity: Severity = "error") -> bool:
-        """Whether ``path`` is a ``want``; if not, why (``_fs.present``)."""
-        return self.tree.present(path, want, self, at, message, severity)
+    def require(self, path: Path, want: EntryType, at: Path, message: str, severity: Severity = "error") -> bool:
+        """Whether ``path`` is a ``want``; if not, why (``_fs.require``)."""
+        return self.tree.require(path, want, self, at, message, severity)
 
     def placed(self, named: Path) -> Walk:
         """The same walk, each unit with the real location of its path (the walk of the local path ``named``):
@@ -243,8 +247,6 @@ def run_here(units: list[Unit], jobs: int, cache: Any = None) -> Iterator[Part]:
     sizes = [0] * len(units)
     found: dict[int, Part] = {}
     if cache is not None:
-        from ._cache import survey
-
         for index, unit in enumerate(units):
             seen = survey(unit.path)
             if seen is None:  # a file, or a folder that cannot be read: checked, never kept
@@ -257,8 +259,6 @@ def run_here(units: list[Unit], jobs: int, cache: Any = None) -> Iterator[Part]:
             if cached is not None:
                 found[index] = cached
     elif jobs > 1 and len(units) > 1:  # only the sizes, to tell whether workers would gain
-        from ._cache import size_below
-
         sizes = [size_below(unit.path) for unit in units]
     todo = [index for index in range(len(units)) if index not in found]
     if jobs > 1 and len(todo) > 1 and sum(sizes[index] for index in todo) >= WORKERS_GAIN_BYTES:
@@ -325,8 +325,6 @@ def _in_workers(
 def _worker_signals() -> None:
     """In a worker: the parent decides when to stop. Ctrl-C reaches the whole process group, and the parent then
     ends its workers; SIGTERM and SIGHUP (inherited by fork as the parent's handlers) end the worker at once."""
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for name in ("SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
