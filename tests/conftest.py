@@ -17,6 +17,56 @@ FIXTURES = ROOT / "fixtures"
 VALID = FIXTURES / "valid"
 TASK_DIR = next((VALID / "agentcompass-run" / "details" / "error").iterdir())
 
+# The slow tiers, by path below tests/ (a folder, a module, or the tests of a module whose names begin so), each
+# with why it is slow. `make check` leaves them out (-m "not slow and not interop"); `make test`, and CI, run all.
+TIERS: dict[str, dict[str, str]] = {
+    "interop": {
+        "interop/": "other programs on our files: AgentCompass 1.0.1, Ajv, taplo, pre-commit venvs, built wheels",
+        "layouts/test_legacy_v2.py": "v2 runs against the released reader, and migrations stopped at every step",
+    },
+    "slow": {
+        "properties/": "hypothesis property tests, and fuzzing of the command line",
+        "output/test_signals.py": "commands in subprocesses stopped by signals: worker pools, a local Dask cluster",
+        "output/test_ci_formats.py": "the pre-commit hooks and the README's CI steps, run as subprocesses",
+        "layouts/test_distributed.py": "a real Dask cluster of two worker processes",
+        "layouts/test_isolation.py": "a tree of every hostile trigger, checked whole in every output format",
+        "layouts/test_faults.py": "faults made real in subprocesses: closed pipes, full disks, refused folders",
+        "reading/test_engines.py": "differential: the fast engines on corpora of mutants, and a run without them",
+        "reading/test_native.py": "differential: the native and exact readers on generated documents and mutants",
+        "reading/test_not_a_file.py": "every command in a child process with a timeout (FIFOs, /dev/zero)",
+        "reading/test_memory.py": "a child process run out of memory",
+        "reading/test_confined.py": "folders swapped for links under a command in a child process",
+        "api/test_codes.py::test_no_security_alert_in_the_mutant_corpus": "the mutant corpus of interop/test_ajv.py",
+        "api/test_codes.py::test_every_code_of_the_table_is_reached": "the same corpus, and every invalid fixture",
+        "credentials/test_redact.py::test_after_redact_scan_finds_nothing": "hypothesis, three document syntaxes",
+        "writing/test_atif.py::test_generated_trajectories": "hypothesis, 150 examples",
+        "writing/test_atif.py::test_trajectories_of_the_agentcompass_harness": "hypothesis, 100 examples",
+        "writing/test_atif.py::test_atif_built_with_its_own_models": "hypothesis, 100 examples",
+        "writing/test_task_writers.py::test_two_processes": "processes racing on one task",
+        "writing/test_writers.py::test_two_processes": "two writer processes",
+    },
+}
+
+
+def pytest_configure() -> None:
+    """Every path of TIERS names what is there: a module or test renamed must not leave its tier unseen."""
+    for where in (where for paths in TIERS.values() for where in paths):
+        module, _, test = where.partition("::")
+        path = ROOT / "tests" / module
+        if not path.exists() or (test and f"def {test}" not in path.read_text(encoding="utf-8")):
+            raise pytest.UsageError(f"tests/conftest.py TIERS names {where}, which is not there")
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by the markers
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if not item.path.is_relative_to(ROOT / "tests"):
+            continue
+        name = f"{item.path.relative_to(ROOT / 'tests').as_posix()}::{item.name}"
+        for marker, paths in TIERS.items():
+            if any(name.startswith(where) for where in paths):
+                item.add_marker(marker)
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _own_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> None:

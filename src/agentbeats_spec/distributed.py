@@ -15,11 +15,15 @@ fsspec driver of the storage, such as ``s3fs``).
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import os
+import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator, Mapping, Sequence
+from multiprocessing import resource_tracker
 from pathlib import Path, PurePath, PurePosixPath
 from typing import Any
 
@@ -31,9 +35,12 @@ from ._version import __version__
 from .checking._collect import Part, Report
 from .checking._kinds import get as get_kind
 from .layouts import assemble, joined, named_folder, nothing_found, plan, with_nothing_found
-from .walk._units import Listing, Unit, Walk, run_unit
+from .walk._units import LOCAL, Listing, Unit, Walk, run_unit
 
 __all__ = ["validate_with_dask"]
+
+# dask, distributed and fsspec (the dask extra) are optional: each function imports what it uses, so that a missing
+# extra costs nothing until it is needed, and then is a SpecError saying what to install.
 
 # Batching units into Dask tasks (docs/performance.md, "Beyond one machine"): at most this many units per task
 # keeps a 100-worker cluster's scheduler under 5% busy, and at least this many tasks per worker thread keeps
@@ -155,8 +162,6 @@ class _Source:
 
     def tree(self) -> Any:
         """The names the walk sees: this machine's, or one listing of the whole remote prefix."""
-        from .walk._units import LOCAL
-
         if self.filesystem is None:
             return LOCAL
         root = str(self.root)
@@ -282,8 +287,6 @@ def check_on_cluster(
             _Source.of(url, None).require()
     with contextlib.ExitStack() as stack:
         if scheduler == "local":
-            import logging
-
             # The workers' scratch space is a folder of this call, removed with it however the call ends (an
             # interrupt, SIGTERM or SIGHUP close the cluster on the way out); the scheduler's HTTP server takes a
             # free port, never warning that another cluster has 8787.
@@ -312,9 +315,6 @@ def check_on_cluster(
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
     """SIGINT, SIGTERM and SIGHUP recorded while the block runs, then delivered to their own handlers."""
-    import signal
-    import threading
-
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -334,8 +334,6 @@ def _signals_held() -> Iterator[None]:
 def _ending_tracker() -> Any:
     """What ends multiprocessing's resource tracker, if the local cluster is what starts it: once the cluster has
     closed it tracks nothing, and it would otherwise outlive the call until it notices this process has gone."""
-    from multiprocessing import resource_tracker
-
     tracker: Any = resource_tracker._resource_tracker
     running = getattr(tracker, "_pid", None) is not None
 

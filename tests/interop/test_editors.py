@@ -46,6 +46,7 @@ def test_every_vscode_pattern_selects_exactly_its_kinds_fixtures() -> None:
     settings = json.loads((EDITORS / "vscode-settings.json").read_text())["json.schemas"]
     assert sorted(entry["url"] for entry in settings) == sorted(SCHEMA_FILES)
     files = [path for path in (FIXTURES / "valid").rglob("*.json")]
+    assert files
     for entry in settings:
         kind = SCHEMA_FILES[entry["url"]]
         patterns = [glob_regex(pattern) for pattern in entry["fileMatch"]]

@@ -75,7 +75,9 @@ def test_both_writers_make_the_same_files(agentcompass: tuple[ModuleType, Module
     layout, _ = agentcompass
     theirs = layout.RunLayout(tmp_path / "theirs").write_result(record())
     ours = write_task(tmp_path / "ours", record())
-    for file in sorted(theirs.parent.rglob("*.json")):
+    written = sorted(theirs.parent.rglob("*.json"))
+    assert written
+    for file in written:
         relative = file.relative_to(theirs.parent)
         assert (ours.parent / relative).read_bytes() == file.read_bytes(), relative
     assert ours.relative_to(tmp_path / "ours") == theirs.relative_to(tmp_path / "theirs")
@@ -205,7 +207,9 @@ def _cross(layout: ModuleType, data: dict[str, Any], ours: Path, theirs: Path) -
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    return {path.relative_to(root).as_posix(): path.read_bytes() for path in root.rglob("*") if path.is_file()}
+    found = {path.relative_to(root).as_posix(): path.read_bytes() for path in root.rglob("*") if path.is_file()}
+    assert found, root  # two empty trees are no evidence of the same files
+    return found
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,7 @@ from ..conftest import ROOT
 
 SCHEMAS = ROOT / "schemas"
 FILES = sorted(path for path in SCHEMAS.glob("*/*.json"))
+assert FILES, f"no schema file in {SCHEMAS}"
 KEYWORDS = {
     # core and applicator vocabularies
     "$schema", "$id", "$ref", "$defs", "$comment", "$anchor",

@@ -93,7 +93,9 @@ def test_other_options_or_another_package_version_are_other_keys(
 
 def test_a_damaged_cache_entry_is_a_miss(run: Path, tmp_path: Path, later: None) -> None:
     first = check_paths([run], cache=VerdictCache(tmp_path / "cache", "options"))
-    for entry in (tmp_path / "cache").rglob("*.json"):
+    damaged = sorted((tmp_path / "cache").rglob("*.json"))
+    assert damaged
+    for entry in damaged:
         entry.write_text('{"issues": [["half"')
     cache = VerdictCache(tmp_path / "cache", "options")
     assert check_paths([run], cache=cache) == first

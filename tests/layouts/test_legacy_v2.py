@@ -192,7 +192,9 @@ def moving(record: Any, old: str, new: str) -> Any:
 
 
 def files(root: Path) -> dict[str, bytes]:
-    return {path.relative_to(root).as_posix(): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
+    found = {path.relative_to(root).as_posix(): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
+    assert found, root  # two empty trees are no evidence of the same files
+    return found
 
 
 @pytest.fixture

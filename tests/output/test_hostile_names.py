@@ -106,7 +106,9 @@ def test_validate_and_scan_show_hostile_names_escaped(
 
 
 def test_validate_of_each_hostile_file_named_alone(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    for file in sorted(tree.rglob("*.json")):
+    files = sorted(tree.rglob("*.json"))
+    assert files
+    for file in files:
         for format_ in FORMATS:
             status, _, _ = run(capsys, ["validate", "--format", format_, "--no-cache", str(file)])
             assert status == 1

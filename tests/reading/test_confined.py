@@ -66,7 +66,9 @@ def run(tmp_path: Path) -> Path:
     shutil.copytree(FIXTURE, root)
     private = tmp_path / "private"
     shutil.copytree(root / "details" / "running" / TASK, private)
-    for file in private.rglob("*.json"):
+    files = sorted(private.rglob("*.json"))
+    assert files
+    for file in files:
         file.write_text(json.dumps({"schema_version": SENTINEL, "note": SENTINEL}))
     return root
 

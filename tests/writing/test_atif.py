@@ -457,7 +457,9 @@ def test_a_task_folder_converts_to_one_atif_file_per_attempt(
     assert report["lost"][0] == {"pointer": "/artifacts", "file": str(TASK_DIR / "attempt-1" / "result.json"),
                                  "reason": "a member of the attempt, not of its trajectory: ATIF has no place for it "
                                  "(not copied)"}  # fmt: skip
-    for path in sorted(out.iterdir()):
+    written = sorted(out.iterdir())
+    assert [path.name for path in written] == [f"attempt-{n}.atif.json" for n in (1, 2, 3)]
+    for path in written:
         document = json.loads(path.read_text(encoding="utf-8"))
         atif_valid(document)
         assert (document["session_id"], document["agent"]["name"], document["agent"]["model_name"]) == (

@@ -43,7 +43,9 @@ def _racer(which: int, runs: list[str], barrier: Any) -> None:
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {path.relative_to(root).as_posix(): path.read_bytes() for path in root.rglob("*") if path.is_file()}
+    found = {path.relative_to(root).as_posix(): path.read_bytes() for path in root.rglob("*") if path.is_file()}
+    assert found, root  # two empty trees are no evidence of the same files
+    return found
 
 
 def test_two_processes_racing_on_one_task_leave_one_writers_whole_task(

@@ -27,7 +27,9 @@ class Interrupted(Exception):
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    return {path.relative_to(root).as_posix(): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
+    found = {path.relative_to(root).as_posix(): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
+    assert found, root  # two empty trees are no evidence of the same files
+    return found
 
 
 def failing_at(step: int, real: Callable[..., Any]) -> Callable[..., Any]:

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .._issues import Anchor, Finding
+from .._text import quote
 
 
 def check(document: Any) -> Iterator[Finding]:
@@ -120,8 +121,6 @@ def _bad(pointer: str, message: str, missing: bool = False) -> Finding:
 
 
 def _shown(value: Any) -> str:
-    from .._text import quote
-
     if isinstance(value, str):
         return quote(value)
     if value is None:

@@ -26,7 +26,7 @@ import attrs
 
 from .._version import __version__
 from ..reading._pointers import escape
-from ..rules.actf import _TIMESTAMP, parse_timestamp
+from ..rules.actf import TIMESTAMP, parse_timestamp
 
 ATIF_VERSION = "ATIF-v1.8"
 ACTF_VERSION = "ACTF_v1.0"
@@ -39,6 +39,8 @@ FILLER = "unknown"  # what a required ATIF name or version gets when the source 
 _STEP_OBJECTS = frozenset({(), ("assistant_content",), ("metric",)})
 _TOOL_CALL_OBJECTS = frozenset({(), ("function",)})
 _ROOT_OBJECTS = frozenset({()})
+# The ACTF step metrics ATIF has a counterpart for (a count of tokens each), ACTF name -> ATIF name.
+_METRICS = {"prompt_tokens_len": "prompt_tokens", "completion_tokens_len": "completion_tokens"}
 
 
 @attrs.frozen
@@ -216,7 +218,7 @@ def _is_count(value: Any) -> bool:
 
 def _timestamp(value: Any) -> str | None:
     """An ACTF timestamp that ATIF accepts as it is (ISO 8601 as Python reads it), else None."""
-    if not isinstance(value, str) or not value or value.endswith("z") or _TIMESTAMP.match(value) is None:
+    if not isinstance(value, str) or not value or value.endswith("z") or TIMESTAMP.match(value) is None:
         return None
     moment, _ = parse_timestamp(value)
     return value if moment is not None else None
@@ -407,7 +409,7 @@ def _step_to_atif(
     metric = step.get("metric")
     if isinstance(metric, dict):
         metrics: dict[str, Any] = {}
-        for source, target in (("prompt_tokens_len", "prompt_tokens"), ("completion_tokens_len", "completion_tokens")):
+        for source, target in _METRICS.items():
             if _is_count(metric.get(source)):
                 metrics[target] = metric[source]
         out["metrics"] = metrics
@@ -690,14 +692,11 @@ def _restore_group(
         if isinstance(metrics, dict):
             used.add("metrics")
             metric: dict[str, Any] = {}
-            for source, target in (
-                ("prompt_tokens", "prompt_tokens_len"),
-                ("completion_tokens", "completion_tokens_len"),
-            ):
+            for target, source in _METRICS.items():
                 if source in metrics:
                     metric[target] = metrics[source]
             step["metric"] = metric
-            metric_left = {key: value for key, value in metrics.items() if key not in _MAPPED_METRICS}
+            metric_left = {key: value for key, value in metrics.items() if key not in _METRICS.values()}
         if _actf_timestamp(closing.get("timestamp")):
             used.add("timestamp")
         leftover = _leftover(closing, group[-1][0], used, lost)
@@ -721,11 +720,8 @@ def _restore_group(
     return step, system
 
 
-_MAPPED_METRICS = frozenset({"prompt_tokens", "completion_tokens"})
-
-
 def _actf_timestamp(value: Any) -> bool:
-    return isinstance(value, str) and _TIMESTAMP.match(value) is not None and parse_timestamp(value)[0] is not None
+    return isinstance(value, str) and TIMESTAMP.match(value) is not None and parse_timestamp(value)[0] is not None
 
 
 def _leftover(atif_step: Mapping[str, Any], position: int, used: set[str], lost: list[Loss] | None) -> dict[str, Any]:
@@ -894,8 +890,7 @@ _REASONS: dict[tuple[str, tuple[str, ...]], str] = {
     ("step", ("metric", "llm_infer_ms")): "ATIF metrics have no model inference time",
     ("step", ("metric", "env_action_ms")): "ATIF metrics have no environment action time",
     ("step", ("metric", "stop_reason")): "ATIF has no stop reason",
-    ("step", ("metric", "prompt_tokens_len")): "ATIF token counts are non-negative integers",
-    ("step", ("metric", "completion_tokens_len")): "ATIF token counts are non-negative integers",
+    **{("step", ("metric", name)): "ATIF token counts are non-negative integers" for name in _METRICS},
     ("step", ("started_at",)): "ATIF has one time per step: a model call's start is the time of its system or user "
     "step, and this call has none",
     ("step", ("system_prompt",)): "ATIF writes no system step for an empty system prompt (the one in force stays "

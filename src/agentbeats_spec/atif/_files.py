@@ -14,11 +14,17 @@ from typing import Any, TextIO
 
 import attrs
 
+try:  # optional: the package works without its compiled wheels, and writes large conversions slower
+    import orjson
+except ImportError:  # pragma: no cover - exercised by the pure-Python test run
+    orjson = None  # type: ignore[assignment]
+
 from .._issues import InvalidDocument, Issue, SpecError, WriteError
 from .._text import json_text, printable
 from ..checking import _examine, _kinds, _sources
 from ..layouts import kind_in_place
 from ..reading import _bounded, _documents
+from ..writing import _atomic
 from . import _check, _conversion
 from ._conversion import Conversion, Loss
 
@@ -293,8 +299,6 @@ def convert(
         done.append(Converted(path, target, conversion))
     if strict and any(not item.conversion.exact for item in done):
         return done, False
-    from ..writing import _atomic
-
     if source.is_dir():
         try:
             output.mkdir(parents=True, exist_ok=True)
@@ -339,10 +343,6 @@ def _refuse_input(target: Path, source: Path) -> None:
 
 def serialize(document: Any) -> bytes:
     """JSON as the package writes it (UTF-8, indent 2, non-ASCII kept, final newline), fast for large files."""
-    try:
-        import orjson
-    except ImportError:  # pragma: no cover - the package works without its compiled wheels
-        orjson = None  # type: ignore[assignment]
     if orjson is not None:
         try:
             # The final newline is orjson's own: adding it here would copy the whole output once more.
@@ -350,8 +350,6 @@ def serialize(document: Any) -> bytes:
             return dumped
         except TypeError:  # an integer beyond 64 bits, a lone surrogate: the standard library writes them
             pass
-    from ..writing import _atomic
-
     return _atomic.serialize(document, "json")
 
 

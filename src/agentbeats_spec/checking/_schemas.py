@@ -6,10 +6,10 @@ import functools
 import json
 import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._issues import Anchor, Finding
+from .._shipped_schemas import schema_directory
 from ..reading._pointers import to_pointer
 from ..rules._common import is_int
 
@@ -23,22 +23,6 @@ if TYPE_CHECKING:
 # is judged by jsonschema-rs alone, and a pre-commit hook on a valid file should not pay for their import.
 
 BASE_URI = "https://agentbeats.dev/schemas/"
-
-
-def schema_directory() -> Traversable:
-    """Where the schema files are: inside the installed package, or the checkout's ``schemas/``.
-
-    Wheels carry ``schemas/`` as ``agentbeats_spec/schemas``; an editable install of a checkout
-    reads the repository's own folder, which is the source of truth.
-    """
-    # The package is always a folder on disk (wheels install as files), so no importlib.resources is needed.
-    packaged = Path(__file__).resolve().parents[1] / "schemas"
-    if packaged.is_dir():
-        return packaged
-    checkout = Path(__file__).resolve().parents[3] / "schemas"
-    if checkout.is_dir():
-        return checkout
-    raise RuntimeError("agentbeats_spec is installed without its schema files; reinstall the package")
 
 
 def _schema_files(directory: Traversable) -> Iterator[Traversable]:

@@ -170,13 +170,7 @@ def _token_end(text: str, start: int, syntax: str) -> int:
         return end
     from ..reading import _toml
 
-    if text[start] in "\"'":
-        cursor = _toml._Cursor(text)
-        cursor.pos = start
-        cursor.skip_string()
-        return cursor.pos
-    match = _toml._SCALAR.match(text, start)  # a date or time read as a string (toml.type)
-    return match.end() if match else start + 1
+    return _toml.value_end(text, start)  # a string, or a date or time read as one (toml.type)
 
 
 def _token(token: str, value: str, secrets: list[Secret], syntax: str) -> str:

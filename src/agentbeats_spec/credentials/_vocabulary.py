@@ -10,6 +10,8 @@ with the reason beside them.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -137,9 +139,6 @@ def looks_random(secret: str) -> bool:
 
 def _base64_credentials(secret: str) -> bool:
     """Whether a base64 string decodes to ``user:password`` (HTTP Basic credentials, a Docker ``auth``)."""
-    import base64
-    import binascii
-
     try:
         decoded = base64.b64decode(secret + "=" * (-len(secret) % 4), validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError, ValueError):

@@ -350,6 +350,18 @@ class _Locator:
             cursor.pos = match.end() if match else cursor.pos + 1
 
 
+def value_end(text: str, start: int) -> int:
+    """Where the string, or the scalar read as one (a date or a time), that starts at ``start`` ends."""
+    cursor = _Cursor(text)
+    cursor.pos = start
+    if text[start] in "\"'":
+        cursor.skip_string()
+    else:
+        match = _SCALAR.match(text, start)
+        cursor.pos = match.end() if match else start + 1
+    return cursor.pos
+
+
 def locate(text: str, paths: Iterable[TokenPath]) -> dict[TokenPath, tuple[int | None, int]]:
     """Character offsets of the key and value of each path in a valid TOML document.
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections.abc import Iterator
@@ -9,28 +10,34 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .._issues import Anchor, Finding
+from .._shipped_schemas import schema_file
 from .._text import describe, quote
 from ..reading._pointers import join
 from ._common import unknown_members
 
-TABLES: dict[str, tuple[str, ...]] = {
-    "abv3_repo": ("name", "role", "author", "version", "logo_file", "tags"),
-    "run": ("command",),
-    "install": ("command",),
-    "run_configs": ("folder", "default_exp"),
-    "results": ("folder",),
-    "dependency": (),
-}
+_SCHEMA = "abv3/agentbeats-toml.v1.json"
 # The dependencies the spec names; llm_access.md, which lists the rest, is not published.
 KNOWN_DEPENDENCIES = ("openai_api_key", "docker_sock")
-DEPENDENCY_KEYS = ("required",)
+
+
+# The keys of each table and of a dependency's table are the schema's (which keeps them open), read when a
+# repository is first checked rather than when the package is imported.
+@functools.cache
+def _table_keys() -> dict[str, tuple[str, ...]]:
+    return {name: tuple(table.get("properties", ())) for name, table in schema_file(_SCHEMA)["properties"].items()}
+
+
+@functools.cache
+def _dependency_keys() -> tuple[str, ...]:
+    return tuple(schema_file(_SCHEMA)["properties"]["dependency"]["additionalProperties"]["properties"])
 
 
 def repo(data: Any) -> Iterator[Finding]:
     if not isinstance(data, dict):
         return
-    yield from unknown_members(data, "", TABLES, where="agentbeats.toml")
-    for table, keys in TABLES.items():
+    tables = _table_keys()
+    yield from unknown_members(data, "", tables, where="agentbeats.toml")
+    for table, keys in tables.items():
         if table != "dependency":
             yield from unknown_members(data.get(table), f"/{table}", keys, where=f"[{table}]")
     dependencies = data.get("dependency")
@@ -40,7 +47,7 @@ def repo(data: Any) -> Iterator[Finding]:
         )
         for name, declaration in dependencies.items():
             yield from unknown_members(
-                declaration, join("/dependency", name), DEPENDENCY_KEYS, where=f"[dependency.{name}]"
+                declaration, join("/dependency", name), _dependency_keys(), where=f"[dependency.{name}]"
             )
     about = data.get("abv3_repo")
     if isinstance(about, dict) and isinstance(about.get("logo_file"), str):

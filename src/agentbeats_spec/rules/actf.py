@@ -13,7 +13,9 @@ from ..reading._pointers import join
 from . import _actf_steps
 from ._common import is_int, once_per_document
 
-_TIMESTAMP = re.compile(
+# An ACTF date-time as the rules read it (and the ATIF converter with them): a date, T or a space, a time, an
+# optional fraction and UTC offset.
+TIMESTAMP = re.compile(
     r"^([0-9]{4})-([0-9]{2})-([0-9]{2})[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:[.,]([0-9]+))?"
     r"(Z|z|[+-][0-9]{2}:?[0-9]{2})?\Z"
 )
@@ -35,7 +37,7 @@ def parse_timestamp(text: str) -> tuple[datetime.datetime | None, bool]:
             pass
         else:
             return moment, moment.tzinfo is not None
-    match = _TIMESTAMP.match(text)
+    match = TIMESTAMP.match(text)
     if match is None:
         return None, False
     year, month, day, hour, minute, second, fraction, offset = match.groups()
@@ -133,7 +135,7 @@ def _span(holder: dict[str, Any], base: str, tokens: tuple[str | int, ...], what
     moments: dict[str, datetime.datetime] = {}
     for name in SPAN:
         value = holder.get(name)
-        if not isinstance(value, str) or not value or _TIMESTAMP.match(value) is None:
+        if not isinstance(value, str) or not value or TIMESTAMP.match(value) is None:
             continue  # null, "" and malformed text are the schema's to judge
         moment, has_offset = parse_timestamp(value)
         if moment is None:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from .._api import to_dict
 from .._issues import InvalidDocument, SpecError, UnconvertibleAttempt, WriteError
 from .._text import printable, quote
 from ..layouts import agentcompass as layout
@@ -34,6 +35,7 @@ from ..records._versions import CURRENT_TASK, TASK_V2
 from ..walk._fs import is_file, is_folder
 from ..writing._atomic import LINK_REASON, Folder, copy_file
 from ..writing._atomic import refused as _refused
+from . import _detail
 
 if TYPE_CHECKING:
     from ..models import TaskDetail
@@ -158,8 +160,6 @@ def _survey(run: Path) -> list[_Task]:
 
 
 def _member(index: Path, name: str) -> str | None:
-    import json
-
     try:
         data = json.loads(read_file(index))
     except (OSError, ValueError):
@@ -177,9 +177,6 @@ def _task_id(index: Path) -> str | None:
 
 
 def _convert(run: Path, task: Path, version: str | None) -> _Task:
-    from .._api import to_dict
-    from . import _detail
-
     relative = task.relative_to(run)
     if version != TASK_V2:
         return _Task(relative, version)
@@ -262,8 +259,6 @@ def _migrate_task(root: Folder, staging: Folder, key: str, task: _Task) -> str:
     Every folder is held open from the run down, never through a link, and every move is a rename between open
     folders: a link in the run (or one swapped in meanwhile) is refused, never followed.
     """
-    from . import _detail
-
     assert task.target is not None and task.record is not None
     *old_at, name = task.folder.parts
     *final_at, final_name = task.target.parts

@@ -28,6 +28,7 @@ from typing import Any
 import attrs
 
 from .._issues import Fact, Issue, SpecError
+from .._shipped_schemas import schema_directory
 from .._text import printable
 from .._version import __version__
 from ..checking._collect import Part
@@ -137,10 +138,8 @@ def _name(entry: os.DirEntry[str]) -> str:
 
 def _code_identity() -> str:
     """The package's version and the lstat of its own files (code and schemas): an edited checkout is new code."""
-    from ..checking._schemas import schema_directory
-
     digest = hashlib.sha256(__version__.encode())
-    for top in (Path(__file__).resolve().parents[1], Path(str(schema_directory()))):
+    for top in (Path(__file__).resolve().parents[1], schema_directory()):
         for relative, info in _walk(str(top)):
             if "__pycache__" not in relative:
                 digest.update(f"{relative}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ctime_ns}\n".encode())
