@@ -10,11 +10,13 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import attrs
 
-from ._issues import InvalidDocument, Issue, UnknownKind
+from ._issues import Finding, InvalidDocument, Issue, UnknownKind
 from ._settings import AllowList, Limits, applied, current
+from ._text import describe
 from .checking import _examine, _kinds, _schemas, _sources
 from .checking._kinds import KINDS, Kind
 from .reading import _documents
+from .reading._pointers import to_pointer
 
 # BEGIN GENERATED model imports: by tools/codegen.py from the kind table: do not edit by hand
 if TYPE_CHECKING:
@@ -378,10 +380,7 @@ def _structured(examined: _examine.Examined, kind: Kind, data: Any, where: str) 
     located issue, never as a converter's own exception.
     """
     from . import models
-    from ._issues import Finding
-    from ._text import describe
     from .models import _convert
-    from .reading._pointers import to_pointer
 
     model = getattr(models, kind.model_of(data))
     try:

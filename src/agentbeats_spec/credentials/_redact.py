@@ -22,7 +22,7 @@ from typing import Any
 
 from .._issues import SpecError
 from .._settings import AllowList
-from ..reading import _documents, _json
+from ..reading import _documents, _json, _toml
 from ..reading._pointers import to_pointer
 from ._scan import NOTHING_ALLOWED, Secret, secrets_in, text_secrets
 from ._vocabulary import PLACEHOLDER
@@ -131,12 +131,7 @@ def redact_document(document: _documents.Document, raw: bytes, secrets: Iterable
         return raw
     text = document.text
     assert text is not None  # a document read from bytes keeps its source
-    if document.syntax == "json":
-        located = _json.locate(text, set(edits))
-    else:
-        from ..reading import _toml
-
-        located = _toml.locate(text, set(edits))
+    located = _json.locate(text, set(edits)) if document.syntax == "json" else _toml.locate(text, set(edits))
     replacements = []
     for path, secrets in edits.items():
         place = located.get(path)
@@ -168,8 +163,6 @@ def _token_end(text: str, start: int, syntax: str) -> int:
     if syntax == "json":
         end: int = _json.scanstring(text, start + 1, True)[1]
         return end
-    from ..reading import _toml
-
     return _toml.value_end(text, start)  # a string, or a date or time read as one (toml.type)
 
 

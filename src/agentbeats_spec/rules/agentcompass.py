@@ -10,6 +10,7 @@ from typing import Any
 from .._issues import Anchor, Finding
 from .._text import quote
 from ..reading._pointers import join
+from ..records._legacy import derived_issues
 from ..records._versions import TASK_V2
 from . import actf
 from ._common import is_int, once_per_document
@@ -144,8 +145,6 @@ def legacy_result(data: Any) -> Iterator[Finding]:
     yield from attempt(data)
     if not isinstance(data, dict) or set(data) <= {"retry_count"}:
         return  # a retry-only attempt is not an observation, and is not converted
-    from ..records._legacy import derived_issues
-
     reason = derived_issues(data)
     if isinstance(reason, str):
         yield Finding(

@@ -7,6 +7,7 @@ import errno
 import json
 import os
 import re
+import secrets
 import stat
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -360,8 +361,6 @@ def _same(source: _atomic.Folder, target: _atomic.Folder, destination: str) -> b
 
 def _copy_artifacts(number: str, source: _Source, attempt: _atomic.Folder) -> None:
     """Copy into a staging folder beside the target, then rename it into place: all of them or none."""
-    import secrets
-
     staging = f".artifacts.{secrets.token_hex(4)}.tmp"
     target = attempt.path / "artifacts"
     try:
