@@ -45,8 +45,7 @@ $(AJV): tests/node/package.json tests/node/package-lock.json
 
 test: $(NATIVE) $(AJV)
 	$(BIN)/ruff check src tests tools benchmarks fuzz setup.py
-# enabled after the lead applies ruff format once:
-#	$(BIN)/ruff format --check src tests tools benchmarks fuzz setup.py
+	$(BIN)/ruff format --check src tests tools benchmarks fuzz setup.py
 	$(BIN)/mypy src
 	$(BIN)/lint-imports
 	$(BIN)/python tools/catalog.py --check

@@ -130,8 +130,8 @@ def main() -> int:
         "--jobs 2": lambda: check_paths([tree], jobs=2),
     }
     for workers, client in clients.items():
-        measurements[f"Dask, {workers} worker(s), default batching"] = lambda client=client: (
-            validate_with_dask(tree, client=client)
+        measurements[f"Dask, {workers} worker(s), default batching"] = lambda client=client: validate_with_dask(
+            tree, client=client
         )
         measurements[f"Dask, {workers} worker(s), 1 unit per task"] = lambda client=client: validate_with_dask(
             tree, client=client, npartitions=len(units)

@@ -215,8 +215,10 @@ def shapes(work: Path, sizes: list[int]) -> int:
                   f"{peak:7.0f} MiB (orjson {floor[2]:6.0f} MiB, {peak / floor[2]:4.2f})", flush=True)  # fmt: skip
             path.unlink()
     print()
-    print("| shape | size | exit | CPU time | MB/s | of the valid file's MB/s | time / time at half the size "
-          "| orjson.loads CPU time | time / orjson.loads time | peak memory | orjson.loads peak | ratio |")
+    print(
+        "| shape | size | exit | CPU time | MB/s | of the valid file's MB/s | time / time at half the size "
+        "| orjson.loads CPU time | time / orjson.loads time | peak memory | orjson.loads peak | ratio |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     by = {(row[0], row[1]): row for row in rows}
     for name, size, megabytes, code, net, peak, floor, floor_time in rows:

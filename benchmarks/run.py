@@ -74,13 +74,14 @@ REFERENCE = """
 import json, sys
 from pathlib import Path
 from jsonschema import Draft202012Validator
-from agentbeats_spec.checking._kinds import from_content, from_path
+from agentbeats_spec.checking._kinds import from_content
 from agentbeats_spec.checking._schemas import contents, registry
+from agentbeats_spec.layouts._walking import kind_by_place
 validators = {}
 for name in open(sys.argv[1]).read().splitlines():
     path = Path(name)
     data = json.loads(path.read_text(encoding="utf-8"))
-    kind = from_path(path) or from_content(data)
+    kind = kind_by_place(path) or from_content(data)
     if kind is None:
         continue
     schema_id = kind.schema_id(data)
@@ -94,12 +95,13 @@ for name in open(sys.argv[1]).read().splitlines():
 def check_jsonschema(files: list[Path], work: Path) -> tuple[float, int]:
     """check-jsonschema with our bundled schemas (no network), one call per kind, times added up."""
     sys.path.insert(0, str(ROOT / "src"))
-    from agentbeats_spec.checking._kinds import from_content, from_path
+    from agentbeats_spec.checking._kinds import from_content
+    from agentbeats_spec.layouts._walking import kind_by_place
 
     groups: dict[str, list[str]] = {}
     for path in files:
         data = json.loads(path.read_bytes())
-        kind = from_path(path) or from_content(data)
+        kind = kind_by_place(path) or from_content(data)
         if kind is not None:
             groups.setdefault(kind.latest, []).append(str(path))
     total, peak = 0.0, 0

@@ -62,9 +62,7 @@ def text(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
     skipped = f", {report.skipped} other file(s) skipped" if report.skipped else ""
     hidden = " (shown with --show-info)" if notes and not options.show_info else ""
     info = f", {notes} info{hidden}" if notes else ""
-    out.write(
-        f"{verdict}: {report.checked} file(s) checked{skipped}; {errors} error(s), {warnings} warning(s){info}\n"
-    )
+    out.write(f"{verdict}: {report.checked} file(s) checked{skipped}; {errors} error(s), {warnings} warning(s){info}\n")
     if len(report.kinds) > 1:
         out.write("  files: " + ", ".join(f"{kind} {count}" for kind, count in report.kinds) + "\n")
     if shown:

@@ -282,8 +282,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(errors="backslashreplace")
     arguments = _parser().parse_args(argv)
     try:
-        with _stopping_on_signals(), applied(
-            current().with_limits(_limits(arguments) if hasattr(arguments, "max_depth") else None)
+        with (
+            _stopping_on_signals(),
+            applied(current().with_limits(_limits(arguments) if hasattr(arguments, "max_depth") else None)),
         ):
             status: int = arguments.handler(arguments)
         sys.stdout.flush()  # a full disk or a closed pipe shows here at the latest, while it can still be told

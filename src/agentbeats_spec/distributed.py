@@ -191,9 +191,7 @@ def _check(item: tuple[_Source, Unit], settings: Settings) -> Part:
         for argument in unit.arguments
     ))  # fmt: skip
     prefix = str(source.folder) + os.sep
-    return run_unit(placed, settings).with_paths(
-        lambda name: name[len(prefix) :] if name.startswith(prefix) else name
-    )
+    return run_unit(placed, settings).with_paths(lambda name: name[len(prefix) :] if name.startswith(prefix) else name)
 
 
 def _check_copy(source: _Source, unit: Unit, settings: Settings) -> Part:

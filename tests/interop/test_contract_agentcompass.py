@@ -250,6 +250,8 @@ def test_collector_counts_are_integers(tmp_path: Path) -> None:
     (issue,) = [i for i in validate(result) if i.severity == "error"]
     line = next(n for n, text_line in enumerate(broken.splitlines(), 1) if '"file_count": 1.0' in text_line)
     assert (issue.code, issue.pointer, issue.line) == (
-        "schema.type", "/artifacts/declared_artifacts/entries/1/file_count", line
+        "schema.type",
+        "/artifacts/declared_artifacts/entries/1/file_count",
+        line,
     )
     assert issue.message == "expected an integer, found the number 1.0"

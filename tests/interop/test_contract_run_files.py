@@ -174,19 +174,39 @@ CHANGES: list[tuple[str, str, Change, str]] = [
     ("run_info.json", "k 2.0", _set("request", "execution", "attempts", "k", value=2.0), PLAN + "/k"),
     ("run_info.json", "k true", _set("request", "execution", "attempts", "k", value=True), PLAN + "/k"),
     ("run_info.json", "no k", _drop("request", "execution", "attempts", "k"), PLAN + "/k"),
-    ("run_info.json", "unknown strategy", _set("request", "execution", "attempts", "strategy", value="best"),
-     PLAN + "/strategy"),
+    (
+        "run_info.json",
+        "unknown strategy",
+        _set("request", "execution", "attempts", "strategy", value="best"),
+        PLAN + "/strategy",
+    ),
     ("run_info.json", "strategy 5", _set("request", "execution", "attempts", "strategy", value=5), PLAN + "/strategy"),
     ("run_info.json", "no strategy", _drop("request", "execution", "attempts", "strategy"), PLAN + "/strategy"),
     ("run_info.json", "extra plan key", _set("request", "execution", "attempts", "seed", value=1), PLAN + "/seed"),
-    ("run_info.json", "task_concurrency text", _set("request", "execution", "task_concurrency", value="many"),
-     "/request/execution/task_concurrency"),
-    ("run_info.json", "no timeout multiplier", _set("request", "execution", "timeout_multiplier", value=None),
-     "/request/execution/timeout_multiplier"),
-    ("run_info.json", "a negative timeout", _set("request", "execution", "run_timeout_seconds", value=-1),
-     "/request/execution/run_timeout_seconds"),
-    ("run_info.json", "save_artifacts text", _set("request", "execution", "save_artifacts", value="yes"),
-     "/request/execution/save_artifacts"),
+    (
+        "run_info.json",
+        "task_concurrency text",
+        _set("request", "execution", "task_concurrency", value="many"),
+        "/request/execution/task_concurrency",
+    ),
+    (
+        "run_info.json",
+        "no timeout multiplier",
+        _set("request", "execution", "timeout_multiplier", value=None),
+        "/request/execution/timeout_multiplier",
+    ),
+    (
+        "run_info.json",
+        "a negative timeout",
+        _set("request", "execution", "run_timeout_seconds", value=-1),
+        "/request/execution/run_timeout_seconds",
+    ),
+    (
+        "run_info.json",
+        "save_artifacts text",
+        _set("request", "execution", "save_artifacts", value="yes"),
+        "/request/execution/save_artifacts",
+    ),
     ("run_info.json", "plans null", _set("resolved_execution_plans", value=None), "/resolved_execution_plans"),
     ("run_info.json", "plans []", _set("resolved_execution_plans", value=[]), "/resolved_execution_plans"),
     ("run_info.json", "started_at yesterday", _set("started_at", value="yesterday"), "/started_at"),
@@ -196,12 +216,24 @@ CHANGES: list[tuple[str, str, Change, str]] = [
     ("run_info.json", "error a number", _set("error", value=5), "/error"),
     ("run_info.json", "unknown member", _set("host", value="gpu-7"), "/host"),
     ("run_info.json", "near miss", _set("reused_form", value={"run_id": "r0"}), "/reused_form"),
-    ("run_info.json", "padded strategy", _set("request", "execution", "attempts", "strategy", value=" avg "),
-     PLAN + "/strategy"),
-    ("run_info.json", "upper-case strategy", _set("request", "execution", "attempts", "strategy", value="AVG"),
-     PLAN + "/strategy"),
-    ("run_info.json", "provenance source", _set("metric_artifacts", "source", value="manual"),
-     "/metric_artifacts/source"),
+    (
+        "run_info.json",
+        "padded strategy",
+        _set("request", "execution", "attempts", "strategy", value=" avg "),
+        PLAN + "/strategy",
+    ),
+    (
+        "run_info.json",
+        "upper-case strategy",
+        _set("request", "execution", "attempts", "strategy", value="AVG"),
+        PLAN + "/strategy",
+    ),
+    (
+        "run_info.json",
+        "provenance source",
+        _set("metric_artifacts", "source", value="manual"),
+        "/metric_artifacts/source",
+    ),
     # params.json: read by the summary only, through _payload_section
     ("params.json", "benchmark text", _set("benchmark", value="gsm8k"), "/benchmark"),
     ("params.json", "unknown section", _set("seed", value=1), "/seed"),
@@ -211,8 +243,12 @@ CHANGES: list[tuple[str, str, Change, str]] = [
     ("params.json", "k 0 under the request's", _set("execution", "attempts", "k", value=0), "/execution/attempts/k"),
     ("params.json", "extra plan key", _set("execution", "attempts", "seed", value=1), "/execution/attempts/seed"),
     # metrics.json: MetricReport.model_validate
-    ("metrics.json", "counts without invalidated", _each_series(_without_invalidated),
-     "/series/0/counts/invalidated|/series/0/counts/total"),
+    (
+        "metrics.json",
+        "counts without invalidated",
+        _each_series(_without_invalidated),
+        "/series/0/counts/invalidated|/series/0/counts/total",
+    ),
     ("metrics.json", "no extra", _drop("extra"), "/extra"),
     ("metrics.json", "no display", _drop("series", 0, "display"), "/series/0/display"),
     ("metrics.json", "padded strategy", lambda report: {**report, "strategy": f" {report['strategy']} "}, "/strategy"),
@@ -225,8 +261,12 @@ CHANGES: list[tuple[str, str, Change, str]] = [
     ("metrics.json", "series_id renamed", _set("series", 0, "series_id", value="tokens.mean@9"), "/series/0/series_id"),
     # analysis_summary.json and progress.json: read back only by the result browser, as they are
     ("analysis_summary.json", "item a number", lambda summary: _first_items(summary, 5), "items"),
-    ("analysis_summary.json", "no per_category_per_analyzer", _drop("per_category_per_analyzer"),
-     "/per_category_per_analyzer"),
+    (
+        "analysis_summary.json",
+        "no per_category_per_analyzer",
+        _drop("per_category_per_analyzer"),
+        "/per_category_per_analyzer",
+    ),
     ("analysis_summary.json", "no distributions", _drop("distributions"), "/distributions"),
     ("analysis_summary.json", "an extra section", _set("notes", value=[]), "/notes"),
     ("progress.json", "unknown member", _set("host", value="gpu-7"), "/host"),
@@ -257,12 +297,22 @@ def _pointer(expected: str | set[str], report: Any) -> set[str]:
 # uses, reads it; and a file that holds none of its data (an array where the writer writes an object).
 NOT_JSON = [
     ("run_info.json", "NaN", lambda text: text.replace('"status": "completed"', '"status": NaN'), "json.non-finite"),
-    ("params.json", "a duplicate member", lambda text: text.replace("{", '{\n  "output": {},', 1),
-     "json.duplicate-key"),
-    ("metrics.json", "Infinity", lambda text: text.replace('"extra": {}', '"extra": {"x": Infinity}', 1),
-     "json.non-finite"),
-    *((name, "an array", lambda text: f"[{text}]", "schema.type") for name in
-      ("run_info.json", "params.json", "metrics.json", "analysis_summary.json", "progress.json")),
+    (
+        "params.json",
+        "a duplicate member",
+        lambda text: text.replace("{", '{\n  "output": {},', 1),
+        "json.duplicate-key",
+    ),
+    (
+        "metrics.json",
+        "Infinity",
+        lambda text: text.replace('"extra": {}', '"extra": {"x": Infinity}', 1),
+        "json.non-finite",
+    ),
+    *(
+        (name, "an array", lambda text: f"[{text}]", "schema.type")
+        for name in ("run_info.json", "params.json", "metrics.json", "analysis_summary.json", "progress.json")
+    ),
 ]
 
 
@@ -336,7 +386,7 @@ def test_evaluation_failed_says_whether_a_task_of_the_run_is_fatal(tmp_path: Pat
     """The report of one run put beside the tasks of its twin, which differs by one fatal issue: the released
     aggregation says the twin's report has the other evaluation_failed."""
     plan = uniform(_plain_plan())
-    twin = (_with_fatal(plan) if not fatal else plan)
+    twin = _with_fatal(plan) if not fatal else plan
     plan = _with_fatal(plan) if fatal else plan
     root, other = _written(tmp_path / "run", plan), _written(tmp_path / "twin", twin)
     shutil.copyfile(root / "metrics.json", other / "metrics.json")

@@ -153,9 +153,7 @@ TREES = [*FIXTURE_TREES, "generated", "agentcompass-1.0.1", "abb-case-ids"]
 
 
 @pytest.mark.parametrize("name", TREES)
-def test_a_cluster_reports_what_validate_reports_on_local_files(
-    name: str, trees: dict[str, Path], client: Any
-) -> None:
+def test_a_cluster_reports_what_validate_reports_on_local_files(name: str, trees: dict[str, Path], client: Any) -> None:
     tree = trees[name]
     assert validate_with_dask(tree, client=client) == validate(tree)
 

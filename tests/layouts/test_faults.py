@@ -30,9 +30,7 @@ VALID_RESULTS = '{"count": 1, "main_metric": "acc", "acc": 0.5}\n'
 IS_ROOT = os.geteuid() == 0
 
 
-def cli(
-    *arguments: str, cwd: Path | None = None, unprivileged: bool = False
-) -> subprocess.CompletedProcess[bytes]:
+def cli(*arguments: str, cwd: Path | None = None, unprivileged: bool = False) -> subprocess.CompletedProcess[bytes]:
     """The command in a child process; ``unprivileged`` makes permission bits count, even for root."""
     command = [sys.executable, "-m", "agentbeats_spec", *arguments]
     if unprivileged and IS_ROOT:

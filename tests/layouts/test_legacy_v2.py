@@ -78,8 +78,13 @@ def failed_transfer(name: str) -> dict[str, Any]:
             "error_type": "OSError",
             "failed_operation": "download",
             "entries": [
-                {"source": "/work/run.log", "destination": "run.log", "status": "collected", "kind": "file",
-                 **RUN_LOG_EVIDENCE},
+                {
+                    "source": "/work/run.log",
+                    "destination": "run.log",
+                    "status": "collected",
+                    "kind": "file",
+                    **RUN_LOG_EVIDENCE,
+                },
                 {"source": "/work/out.bin", "destination": "out.bin", "status": "failed", "error_type": "OSError"},
             ],
         },

@@ -92,7 +92,6 @@ def test_warnings_pass_unless_strict(capsys: pytest.CaptureFixture[str], tmp_pat
     assert code == 1 and json.loads(out)["valid"] is False
 
 
-
 WARNING_ONLY = (
     '{"schema_version": "ACTF_v1.0", "steps": [], "started_at": "2026-08-01T10:00:05Z", '
     '"finished_at": "2026-08-01T10:00:00Z"}'

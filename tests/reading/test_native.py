@@ -138,7 +138,7 @@ def test_the_depth_limit_is_the_configured_one() -> None:
         b'{"a": 9007199254740992, "b": -9007199254740992, "c": 999999999999999}',
         b'{"a": "\\ud83d\\ude00 \\u00e9\\n\\"\\\\\\/\\b\\f\\r\\t", "\xc3\xa9": "\xf0\x9f\x98\x80"}',
         b'{"a": "\\u0000", "b": "\x7f"}',  # an escaped NUL and DEL are allowed
-        b'[0, -0, -0.0, 1.5e3, 1E-3, 2.2250738585072014e-308, 1e-999, 1.7976931348623157e308]',
+        b"[0, -0, -0.0, 1.5e3, 1E-3, 2.2250738585072014e-308, 1e-999, 1.7976931348623157e308]",
         b'  {"a": [], "b": {}, "c": [[], {}], "d": true, "e": false, "f": null}\r\n',
         b'"just a string"',
         b"17",
@@ -172,7 +172,7 @@ def test_the_native_reader_knows_only_json() -> None:
 
 
 def test_line_columns_count_lines_and_characters() -> None:
-    raw = "{\n  \"é€😀\": 1,\n  \"b\": [1, 2]\n}".encode()
+    raw = '{\n  "é€😀": 1,\n  "b": [1, 2]\n}'.encode()
     text = raw.decode()
     characters = [0, 4, 7, 9, 12, 17, 21, len(text)]
     offsets = [len(text[:at].encode()) for at in characters]

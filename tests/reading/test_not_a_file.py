@@ -136,9 +136,7 @@ def swap(victim: Path, into: str, command: str) -> list[list[str]]:
 
 
 @pytest.mark.parametrize("command", ["validate", "scan"])
-def test_a_file_swapped_for_a_fifo_after_the_listing_neither_blocks_nor_is_read(
-    tmp_path: Path, command: str
-) -> None:
+def test_a_file_swapped_for_a_fifo_after_the_listing_neither_blocks_nor_is_read(tmp_path: Path, command: str) -> None:
     tree = tmp_path / "tree"
     tree.mkdir()
     victim = tree / "t.actf.json"

@@ -279,9 +279,7 @@ def _private_copy_of(folder: Path, tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("linked", ["attempt-1", "attempt-1/artifacts", "attempt-1/artifacts/patches"])
-def test_artifacts_are_never_copied_through_a_link_in_the_source_run(
-    tmp_path: Path, linked: str
-) -> None:
+def test_artifacts_are_never_copied_through_a_link_in_the_source_run(tmp_path: Path, linked: str) -> None:
     run_a, task_a = _source_run(tmp_path)
     record = read_task(task_a)
     folder = task_a / linked
@@ -308,8 +306,13 @@ def test_a_link_inside_a_collected_folder_is_refused_before_anything_is_written(
     (artifacts / "logs" / "run.log").write_text("ran\n")
     result = json.loads((task_a / "attempt-1" / "result.json").read_text())
     result["artifacts"]["declared_artifacts"]["entries"].append(
-        {"source": "/work/logs", "destination": "logs", "status": "collected", "kind": "directory",
-         **collector_evidence(artifacts / "logs")}
+        {
+            "source": "/work/logs",
+            "destination": "logs",
+            "status": "collected",
+            "kind": "directory",
+            **collector_evidence(artifacts / "logs"),
+        }
     )
     (task_a / "attempt-1" / "result.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     record = read_task(task_a)  # read while the tree was clean; the link comes after

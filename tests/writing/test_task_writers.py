@@ -113,8 +113,13 @@ def test_a_record_read_from_run_a_and_written_into_run_b_brings_its_artifacts(
     (task_a / "attempt-1" / "artifacts" / "logs" / "run.log").write_text("ran\n")
     result = json.loads((task_a / "attempt-1" / "result.json").read_text())
     result["artifacts"]["declared_artifacts"]["entries"].append(
-        {"source": "/work/logs", "destination": "logs", "status": "collected", "kind": "directory",
-         **collector_evidence(task_a / "attempt-1" / "artifacts" / "logs")}
+        {
+            "source": "/work/logs",
+            "destination": "logs",
+            "status": "collected",
+            "kind": "directory",
+            **collector_evidence(task_a / "attempt-1" / "artifacts" / "logs"),
+        }
     )
     (task_a / "attempt-1" / "result.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     before = _tree(run_a)

@@ -66,7 +66,7 @@ def test_a_removed_table_goes_and_the_rest_stays(tmp_path: Path) -> None:
     dump(attrs.evolve(repo, dependency=dependencies), path)
     text = path.read_text(encoding="utf-8")
     # the blank line that stood before the table stays: it belongs to what precedes it
-    assert text == HAND_WRITTEN.replace('[dependency.docker_sock]\nrequired = false  # only for the sandbox\n', "")
+    assert text == HAND_WRITTEN.replace("[dependency.docker_sock]\nrequired = false  # only for the sandbox\n", "")
 
 
 def test_a_new_member_is_written_and_reads_back(tmp_path: Path) -> None:

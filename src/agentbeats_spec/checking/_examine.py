@@ -10,6 +10,7 @@ import attrs
 from .._issues import Finding, Issue, fails
 from .._settings import current
 from .._text import quote
+from ..reading import _messages
 from ..reading._documents import Document, Syntax, unread
 from . import _kinds, _schemas
 
@@ -187,7 +188,8 @@ def _written(schema_id: str, data: Any, kind: _kinds.Kind, errors: set[str]) -> 
 
 
 def too_deep(syntax: str) -> Finding:
-    return Finding("", f"{syntax}.too-deep", "the document is nested too deeply to be checked")
+    """A document that the checks cannot follow to its depth (Python's own stack ran out), as the reader words it."""
+    return Finding("", f"{syntax}.too-deep", _messages.too_deep(None))
 
 
 def issues_of(

@@ -182,4 +182,3 @@ def _finding(error: ValidationError, prefix: tuple[str, ...]) -> Finding:
 def _relative_path_schema() -> Any:
     # The very object validation uses: registry contents share everything below the top level with documents().
     return documents()[BASE_URI + "common/defs.v1.json"]["$defs"]["relativePath"]
-

@@ -244,9 +244,7 @@ _ESCAPED = Finding("", "security.path-escape", "reached through a symbolic link 
 _LINK_FOLDER = Finding("", "security.symlink", "a symbolic link where a folder was listed; not followed")
 _LINK = Finding("", "security.symlink", "a symbolic link where a file was expected; not followed")
 _FOLDER = Finding("", "io.not-a-file", FOLDER_NOT_FILE)
-_SPECIAL = Finding(
-    "", "io.not-a-file", "not a regular file (FIFO, socket or device); not read", severity="warning"
-)
+_SPECIAL = Finding("", "io.not-a-file", "not a regular file (FIFO, socket or device); not read", severity="warning")
 
 
 def read_file(path: os.PathLike[str] | str, *, follow: bool = False) -> bytes:

@@ -128,9 +128,11 @@ def parse_text(text: str, syntax: Syntax, *, prior: Iterable[Finding] = ()) -> D
     if isinstance(findings, _json.Capped):
         unkept, errors = findings.unkept, frozenset(findings.unkept_errors)
     findings = [*prior, *findings]
-    fatal = any(finding.severity == "error" and finding.code not in _RECOVERABLE for finding in findings) or (
-        data is None and syntax == "toml"
-    ) or bool(errors - _RECOVERABLE)
+    fatal = (
+        any(finding.severity == "error" and finding.code not in _RECOVERABLE for finding in findings)
+        or (data is None and syntax == "toml")
+        or bool(errors - _RECOVERABLE)
+    )
     return Document(data, text, syntax, tuple(findings), readable=not fatal, unkept=unkept, unkept_errors=errors)
 
 

@@ -82,4 +82,3 @@ def line_columns(raw: bytes, offsets: Iterable[int]) -> dict[int, tuple[int, int
     assert _native is not None
     ordered = sorted(set(offsets))
     return dict(zip(ordered, _native.line_columns(raw, ordered), strict=True))
-

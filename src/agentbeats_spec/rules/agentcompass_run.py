@@ -285,7 +285,6 @@ def _resolved_plans(plans: Any) -> Iterator[Finding]:
             )
 
 
-
 def _what(value: Any) -> str:
     if isinstance(value, bool) or value is None:
         return {True: "true", False: "false", None: "null"}[value]
@@ -300,7 +299,7 @@ def _what(value: Any) -> str:
 
 _PARAMS_DEFAULT = (
     "the summary (launcher._summary_request_from_run_dir), the one reader of params.json, reads a section that is "
-    "not an object as {\"id\": <its text>} and ignores what it does not use"
+    'not an object as {"id": <its text>} and ignores what it does not use'
 )
 
 

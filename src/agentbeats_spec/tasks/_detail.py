@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from ..models import TaskDetail
 
 
-
 def read_task(task_dir: str | os.PathLike[str]) -> TaskDetail:
     """The logical task detail record of one task folder, as a ``TaskDetail`` model.
 
@@ -119,7 +118,7 @@ def write_task(
     run_dir: str | os.PathLike[str],
     record: TaskDetail | Mapping[str, Any],
     *,
-    artifacts_from: str | os.PathLike[str] | None = None
+    artifacts_from: str | os.PathLike[str] | None = None,
 ) -> Path:
     """Write a task detail record into a run folder in the v3 layout; return the path of its ``task.json``.
 

@@ -210,9 +210,7 @@ def _report(run: Path, tasks: list[_Task], *, dry_run: bool = False) -> Migratio
     return Migration(
         run=run,
         converted=converted,
-        already_v3=tuple(
-            task.folder for task in tasks if task.version == CURRENT_TASK and task.folder not in targets
-        ),
+        already_v3=tuple(task.folder for task in tasks if task.version == CURRENT_TASK and task.folder not in targets),
         refused=tuple(
             Refused(task.folder, task.reason or f"task.json has schema_version {task.version!r}, which is not v2")
             for task in tasks

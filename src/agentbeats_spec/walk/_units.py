@@ -106,8 +106,7 @@ class Listing:
 
     def entries(self, folder: Path, reporter: Reporter, root: Path) -> list[Entry]:
         return [
-            Entry(name, folder, "folder" if self.is_folder(folder / name) else "file")
-            for name in self.names(folder)
+            Entry(name, folder, "folder" if self.is_folder(folder / name) else "file") for name in self.names(folder)
         ]
 
     def names(self, folder: Path) -> list[str]:
