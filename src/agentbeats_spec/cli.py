@@ -17,7 +17,7 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -32,9 +32,11 @@ from .checking._bundle import bundle
 from .checking._collect import CheckFailed, Report
 from .checking._kinds import KINDS
 from .checking._kinds import get as get_kind
-from .layouts import abv3, check_paths, check_repository, scan_paths
+from .layouts import check_paths, check_repository, scan_paths
 from .reading._bounded import read_bounded
-from .walk import _cache
+
+if TYPE_CHECKING:
+    from .walk._cache import VerdictCache
 
 EXIT_VALID, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 ALLOW_LIST = Path("agentbeats-secrets.allow")
@@ -441,7 +443,7 @@ def _validate_on_dask(arguments: argparse.Namespace) -> int:
     return _nothing_found(report, arguments, _report(report, arguments))
 
 
-def _verdict_cache(arguments: argparse.Namespace, settings: Settings) -> _cache.VerdictCache | None:
+def _verdict_cache(arguments: argparse.Namespace, settings: Settings) -> VerdictCache | None:
     """The verdict cache of a validate run (None without one); one asked for inside a checked folder: SpecError."""
     if arguments.no_cache:
         return None
@@ -452,6 +454,8 @@ def _verdict_cache(arguments: argparse.Namespace, settings: Settings) -> _cache.
         "secrets": sorted(settings.allow.fingerprints) if settings.allow is not None else None,
         "verify_artifacts": settings.verify_artifacts,
     }
+    from .walk import _cache  # lazy: hashlib and tempfile, which --no-cache never needs (start-up time)
+
     return _cache.for_run(arguments.cache, arguments.paths, json.dumps(options))
 
 
@@ -549,6 +553,8 @@ def _check_l1(arguments: argparse.Namespace) -> int:
         return EXIT_USAGE
     report = check_repository(repository)
     if arguments.format == "text":  # the summary per check is for people; the other formats are validate's
+        from .layouts import abv3  # lazy: only check-l1 maps issues to L1 checks (start-up time)
+
         _reporters.l1_summary(abv3.l1_checks(report.issues, repository), repository, sys.stdout)
     return _report(report, arguments)
 

@@ -55,6 +55,9 @@ LAZY = {
     "agentbeats_spec.tasks._migrate": "as agentbeats_spec.tasks._detail",
     "agentbeats_spec.atif._files": "the ATIF conversion: only convert needs it",
     "agentbeats_spec.checking._jsonl": "JSON Lines: only a progress.jsonl needs it",
+    "agentbeats_spec.reading._toml": "the TOML reader: a run of JSON files alone does not import it",
+    "agentbeats_spec.records._legacy": "imports the credential vocabulary: only a v2 attempt needs it",
+    "agentbeats_spec.walk._cache": "the verdict cache imports hashlib and tempfile: only a cached run needs it",
 }
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from pathlib import PurePath
+from types import ModuleType
 from typing import Any, Literal
 
 import attrs
 
 from .._issues import Anchor, Finding
 from .._settings import current
-from . import _json, _messages, _nativejson, _toml
+from . import _json, _messages, _nativejson
 from ._pointers import TokenPath, to_path, to_pointer
 
 Syntax = Literal["json", "toml", "jsonl"]
@@ -71,7 +72,7 @@ class Document:
             located = _nativejson.locate(self.source, self.offsets, set(targets.values()))
         else:
             assert text is not None
-            locate = _json.locate if self.syntax == "json" else _toml.locate
+            locate = _json.locate if self.syntax == "json" else _toml_reader().locate
             try:
                 located = locate(text, set(targets.values()))
             except ValueError:  # text that does not parse (its syntax error is reported): findings go to its start
@@ -123,7 +124,7 @@ def parse_text(text: str, syntax: Syntax, *, prior: Iterable[Finding] = ()) -> D
     if syntax == "json":
         data, findings = _json.parse(text, max_depth=limits.max_depth, limit=limits.max_issues)
     else:
-        data, findings = _toml.parse(text, limits.max_depth)
+        data, findings = _toml_reader().parse(text, limits.max_depth)
     unkept, errors = 0, frozenset[str]()
     if isinstance(findings, _json.Capped):
         unkept, errors = findings.unkept, frozenset(findings.unkept_errors)
@@ -176,3 +177,9 @@ def _non_json(value: Any, path: TokenPath, depth: int) -> Iterable[Finding]:
             yield from _non_json(item, (*path, str(index)), depth + 1)
         return
     yield Finding(to_pointer(path), "json.type", f"a {type(value).__name__} value has no JSON form")
+
+
+def _toml_reader() -> ModuleType:
+    from . import _toml  # lazy: a run of JSON files alone does not pay for the TOML reader (start-up time)
+
+    return _toml

@@ -10,7 +10,6 @@ from typing import Any
 from .._issues import Anchor, Finding
 from .._text import quote
 from ..reading._pointers import join
-from ..records._legacy import derived_issues
 from ..records._versions import TASK_V2
 from . import actf
 from ._common import is_int, once_per_document
@@ -145,6 +144,8 @@ def legacy_result(data: Any) -> Iterator[Finding]:
     yield from attempt(data)
     if not isinstance(data, dict) or set(data) <= {"retry_count"}:
         return  # a retry-only attempt is not an observation, and is not converted
+    from ..records._legacy import derived_issues  # lazy: it imports the credential vocabulary (start-up time)
+
     reason = derived_issues(data)
     if isinstance(reason, str):
         yield Finding(

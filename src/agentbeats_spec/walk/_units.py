@@ -33,7 +33,6 @@ from .._settings import Settings, applied, current
 from ..checking._collect import Collector, Part, failing_on
 from ..reading._bounded import confined
 from ..reading._messages import FILE_NOT_FOLDER, FOLDER_NOT_FILE
-from ._cache import size_below, survey
 from ._fs import Entry, EntryType, Reporter, entries, exists, is_file, is_folder, require
 
 
@@ -246,6 +245,8 @@ def run_here(units: list[Unit], jobs: int, cache: Any = None) -> Iterator[Part]:
     sizes = [0] * len(units)
     found: dict[int, Part] = {}
     if cache is not None:
+        from ._cache import survey  # lazy: it imports hashlib and tempfile, which a run without a cache never needs
+
         for index, unit in enumerate(units):
             seen = survey(unit.path)
             if seen is None:  # a file, or a folder that cannot be read: checked, never kept
@@ -258,6 +259,8 @@ def run_here(units: list[Unit], jobs: int, cache: Any = None) -> Iterator[Part]:
             if cached is not None:
                 found[index] = cached
     elif jobs > 1 and len(units) > 1:  # only the sizes, to tell whether workers would gain
+        from ._cache import size_below  # lazy, as survey above
+
         sizes = [size_below(unit.path) for unit in units]
     todo = [index for index in range(len(units)) if index not in found]
     if jobs > 1 and len(todo) > 1 and sum(sizes[index] for index in todo) >= WORKERS_GAIN_BYTES:
