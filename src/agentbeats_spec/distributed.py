@@ -287,7 +287,9 @@ def check_on_cluster(
         if scheduler == "local":
             # The workers' scratch space is a folder of this call, removed with it however the call ends (an
             # interrupt, SIGTERM or SIGHUP close the cluster on the way out); the scheduler's HTTP server takes a
-            # free port, never warning that another cluster has 8787.
+            # free port, never warning that another cluster has 8787. Its workers log only what is critical: a
+            # worker's failure reaches this call as the task's exception, and a worker that loses its scheduler
+            # while an interrupt closes the cluster would otherwise print a heartbeat traceback after "interrupted".
             import dask
 
             stack.callback(_ending_tracker())
@@ -297,7 +299,7 @@ def check_on_cluster(
                 cluster = stack.enter_context(
                     LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
                                  scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-                                 silence_logs=logging.ERROR)
+                                 silence_logs=logging.CRITICAL)
                 )  # fmt: skip
             client = stack.enter_context(Client(cluster, set_as_default=False))
         else:
