@@ -144,7 +144,7 @@ def install_commands() -> list[str]:
 def test_the_readme_never_offers_an_install_from_a_registry_it_is_not_on() -> None:
     code = "".join(re.findall(r"```[a-z]*\n(.*?)```", README, flags=re.DOTALL))
     commands = [line.split("#", 1)[0] for line in code.splitlines() if "pip install" in line]
-    assert len(commands) >= 5
+    assert len(commands) >= 3
     assert [line for line in commands if re.search(r"pip install ['\"]?agentbeats-spec\b", line)] == []
     assert "REPO_URL" in README.split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
 
