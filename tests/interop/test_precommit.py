@@ -85,10 +85,10 @@ def test_the_readme_config_installs_and_runs_the_hooks(pre_commit: list[str], sa
     done = run([*pre_commit, "run", "--all-files"], sample, home)
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"agentbeats-spec \(every artifact\)\.+Passed", done.stdout)
-    # the hook was given the two artifacts and nothing of the other project
+    # the hook was given the artifacts (agentbeats.toml, two experiment results, the attempt), nothing of web/
     verbose = run([*pre_commit, "run", "--all-files", "--verbose", "agentbeats-spec"], sample, home)
     # (pre-commit may split the files between runs of the hook: their counts add up)
-    assert sum(map(int, re.findall(r"valid: (\d+) file\(s\) checked", verbose.stdout))) == 2, verbose.stdout
+    assert sum(map(int, re.findall(r"valid: (\d+) file\(s\) checked", verbose.stdout))) == 4, verbose.stdout
     break_attempt(sample)
     failed = run([*pre_commit, "run", "--all-files"], sample, home)
     assert failed.returncode == 1
