@@ -48,6 +48,7 @@ def sample(tmp_path: Path) -> Path:
     attempt = repo / "runs" / "details" / "error" / "t" / "attempt-1" / "result.json"
     attempt.parent.mkdir(parents=True)
     shutil.copy(TASK_DIR / "attempt-2" / "result.json", attempt)
+    shutil.copy(VALID / "actf" / "trajectory.json", repo / "runs" / "t.actf.json")  # told by its content
     for unrelated in ("web/task.json", "web/results.json", "web/fixtures/case.json"):
         (repo / unrelated).parent.mkdir(parents=True, exist_ok=True)
         (repo / unrelated).write_text('{"title": "not an artifact"}\n')
@@ -85,10 +86,11 @@ def test_the_readme_config_installs_and_runs_the_hooks(pre_commit: list[str], sa
     done = run([*pre_commit, "run", "--all-files"], sample, home)
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"agentbeats-spec \(every artifact\)\.+Passed", done.stdout)
-    # the hook was given the artifacts (agentbeats.toml, two experiment results, the attempt), nothing of web/
+    # the hook was given the artifacts (agentbeats.toml, two experiment results, the attempt, the trajectory),
+    # nothing of web/
     verbose = run([*pre_commit, "run", "--all-files", "--verbose", "agentbeats-spec"], sample, home)
     # (pre-commit may split the files between runs of the hook: their counts add up)
-    assert sum(map(int, re.findall(r"valid: (\d+) file\(s\) checked", verbose.stdout))) == 4, verbose.stdout
+    assert sum(map(int, re.findall(r"valid: (\d+) file\(s\) checked", verbose.stdout))) == 5, verbose.stdout
     break_attempt(sample)
     failed = run([*pre_commit, "run", "--all-files"], sample, home)
     assert failed.returncode == 1
@@ -109,3 +111,16 @@ def test_the_readme_try_repo_command_runs(pre_commit: list[str], sample: Path, t
     failed = run(argv, sample, home)
     assert failed.returncode == 1
     assert "runs/details/error/t/attempt-1/result.json:1:12: error schema.enum expected one of" in failed.stdout
+
+
+def test_the_trajectory_hook_checks_actf_files_only(pre_commit: list[str], sample: Path, tmp_path: Path) -> None:
+    argv = [*pre_commit, "try-repo", str(ROOT), "actf-trajectory", "--all-files", "--verbose"]
+    home = tmp_path / "cache"
+    done = run(argv, sample, home)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "valid: 1 file(s) checked" in done.stdout
+    trajectory = sample / "runs" / "t.actf.json"
+    trajectory.write_text(trajectory.read_text().replace('"ACTF_v1.0"', '"ACTF_v9"', 1))
+    failed = run(argv, sample, home)
+    assert failed.returncode == 1, failed.stdout
+    assert "runs/t.actf.json:" in failed.stdout
