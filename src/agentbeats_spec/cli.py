@@ -593,11 +593,14 @@ def _convert(arguments: argparse.Namespace) -> int:
 
 
 def _migrate(arguments: argparse.Namespace) -> int:
-    from .tasks._migrate import migrate_run  # lazy: only migrate needs it (start-up time)
+    from .tasks._migrate import MigrateUsage, migrate_run  # lazy: only migrate needs it (start-up time)
 
     if _missing([arguments.run]):
         return EXIT_USAGE
-    done = migrate_run(arguments.run, arguments.output, in_place=arguments.in_place, dry_run=arguments.dry_run)
+    try:
+        done = migrate_run(arguments.run, arguments.output, in_place=arguments.in_place, dry_run=arguments.dry_run)
+    except MigrateUsage as error:  # said with this command's flags
+        raise SpecError(error.command) from None
     _reporters.migration(done, sys.stdout)
     return EXIT_VALID if done.complete else EXIT_INVALID
 
