@@ -9,8 +9,11 @@ import subprocess
 import sys
 import sysconfig
 import tarfile
+import tempfile
 import zipfile
 from pathlib import Path
+
+import pytest
 
 from ..conftest import ROOT, VALID
 
@@ -174,3 +177,37 @@ def test_every_install_command_of_the_readme_installs_a_working_package(tmp_path
             [sys.executable, "-c", PROBE, str(target), str(VALID)], capture_output=True, text=True, check=False
         )
         assert result.returncode == 0, (command, result.stderr)
+
+
+def others_can_read(folder: Path) -> bool:
+    """Whether a user other than the owner may enter every folder down to ``folder`` and read it."""
+    return all(part.stat().st_mode & 0o005 == 0o005 for part in [folder, *folder.parents])
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid")
+    or os.geteuid() != 0
+    or not (shutil.which("setpriv") and shutil.which("make"))
+    or not others_can_read(ROOT),
+    reason="needs root (to run make as another user), setpriv, and a checkout other users may read",
+)
+def test_make_fuzz_skips_with_its_reason_for_a_user_without_clang_or_root() -> None:
+    with tempfile.TemporaryDirectory() as folder:  # not under pytest's tmp_path, which only root may enter
+        tools = Path(folder)  # make and a shell, no clang, no apt-get
+        tools.chmod(0o755)
+        for name in ("make", "sh", "id", "env"):
+            (tools / name).symlink_to(shutil.which(name) or name)
+        result = make_fuzz_as_nobody(tools)
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0,
+        "clang not found and cannot be installed without root: skipping the fuzz step (install clang to run it)\n",
+        "",
+    )
+
+
+def make_fuzz_as_nobody(tools: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", f"PATH={tools}", "make",
+         "--no-print-directory", "-o", ".venv/.native", "-o", ".venv/.installed", "fuzz"],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=60,
+    )  # fmt: skip
