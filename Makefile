@@ -1,5 +1,6 @@
 # Two entry points, each doing its own set-up on a fresh machine:
-#   make validate   validate the shipped fixtures (the valid ones pass, the invalid ones show their issues)
+#   make validate   validate the shipped fixtures (the valid ones pass, the invalid ones show their issues); it
+#                   installs the package and its runtime dependencies only, not the development tools
 #   make test       lint, type-check, check generated files and run the whole test suite
 # and the inner loop while working, in under a minute:
 #   make check      ruff, mypy and the tests not marked slow or interop (tests/conftest.py TIERS says which)
@@ -22,6 +23,14 @@ $(STAMP): pyproject.toml
 	  msgspec
 	touch $(STAMP)
 
+# What validating needs, and nothing more: the package (editable, with its native reader where a compiler is) and
+# its runtime dependencies. An edited native source or build file installs it again.
+RUNTIME := $(VENV)/.runtime
+$(RUNTIME): pyproject.toml setup.py src/agentbeats_spec/reading/_native.c src/agentbeats_spec/rules/_actf_native.c
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
+	touch $(RUNTIME)
+
 # The editable install builds the native reader; an edited reader source is built again before anything uses it.
 NATIVE := $(VENV)/.native
 $(NATIVE): $(STAMP) src/agentbeats_spec/reading/_native.c setup.py
@@ -30,7 +39,7 @@ $(NATIVE): $(STAMP) src/agentbeats_spec/reading/_native.c setup.py
 
 # The valid run's collected artifact carries its collector's sha256, which holds its permission bits (0644 in git):
 # a checkout under another umask gets them back here.
-validate: $(NATIVE)
+validate: $(RUNTIME)
 	@find fixtures/valid -path '*/artifacts/*' -type f -exec chmod 0644 {} +
 	$(BIN)/agentbeats-spec validate fixtures/valid
 	@echo
@@ -59,12 +68,18 @@ check: $(NATIVE)
 	$(BIN)/python -m pytest -m "not slow and not interop"
 
 # The native reader under libFuzzer with AddressSanitizer and UBSan, differential against the exact reader
-# (fuzz/run.py). clang comes from the distribution when missing (CI runs as root on a fresh Debian machine).
+# (fuzz/run.py). clang comes from the distribution when missing and the user is root (CI runs as root on a fresh
+# Debian machine); anyone else without clang is told so and the step is skipped.
 FUZZ_SECONDS ?= 45
 fuzz: $(NATIVE)
-	@command -v clang >/dev/null || { apt-get update -qq && \
+	@if ! command -v clang >/dev/null && [ "$$(id -u)" -ne 0 ]; then \
+	  echo "clang not found and cannot be installed without root: skipping the fuzz step (install clang to run it)"; \
+	  exit 0; \
+	fi; \
+	command -v clang >/dev/null || { apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libclang-rt-dev >/dev/null || \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang >/dev/null; }
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang >/dev/null; } || exit 1; \
+	echo "nice -n 10 $(BIN)/python fuzz/run.py --seconds $(FUZZ_SECONDS)"; \
 	nice -n 10 $(BIN)/python fuzz/run.py --seconds $(FUZZ_SECONDS)
 
 # All the benchmarks of docs/performance.md in one run (minutes; the trees are generated once in /tmp).

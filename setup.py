@@ -14,6 +14,7 @@ from pathlib import Path
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
+from setuptools.command.egg_info import egg_info, manifest_maker
 
 ROOT = Path(__file__).resolve().parent
 
@@ -45,6 +46,28 @@ class BuildPyWithSchemas(build_py):
         shutil.copytree(ROOT / "schemas", target)
 
 
+# What a working checkout builds or caches (compiled modules, bytecode, npm's folder): never in the sdist, whichever
+# checkout it is built from. MANIFEST.in's global-exclude would warn in a fresh clone, where none of them exists.
+BUILD_PRODUCTS = r"(^|/)(__pycache__|node_modules)/|\.(so|pyd|pyc)$"
+
+
+class ManifestWithoutBuildProducts(manifest_maker):
+    def prune_file_list(self) -> None:
+        super().prune_file_list()
+        self.filelist.exclude_pattern(BUILD_PRODUCTS, is_regex=True)
+
+
+class EggInfoWithoutBuildProducts(egg_info):
+    """setuptools' egg_info.find_sources, with the manifest above."""
+
+    def find_sources(self) -> None:
+        maker = ManifestWithoutBuildProducts(self.distribution)
+        maker.ignore_egg_info_dir = self.ignore_egg_info_in_manifest
+        maker.manifest = os.path.join(self.egg_info, "SOURCES.txt")
+        maker.run()
+        self.filelist = maker.filelist
+
+
 FLAGS = [] if os.name == "nt" else ["-O2", "-std=c99", "-Wall"]
 # The strict JSON reader (reading/), and the native help of the ACTF per-step rules (rules/): each optional.
 native = Extension(
@@ -60,4 +83,11 @@ actf_native = Extension(
     extra_compile_args=FLAGS,
 )
 
-setup(ext_modules=[native, actf_native], cmdclass={"build_ext": OptionalBuildExt, "build_py": BuildPyWithSchemas})
+setup(
+    ext_modules=[native, actf_native],
+    cmdclass={
+        "build_ext": OptionalBuildExt,
+        "build_py": BuildPyWithSchemas,
+        "egg_info": EggInfoWithoutBuildProducts,
+    },
+)

@@ -1,4 +1,4 @@
-"""Write schemas/catalog.json (SchemaStore catalog format) from the package's table of kinds.
+"""Write schemas/catalog.json (SchemaStore catalog format, checking/_catalog.py), the bundles and docs/codes.md.
 
 python tools/catalog.py           # write it
 python tools/catalog.py --check   # exit 1, showing the difference, when the committed file is stale
@@ -12,30 +12,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agentbeats_spec import kinds, schema
+from agentbeats_spec import kinds
 from agentbeats_spec._codes import FAMILIES, TABLE
 from agentbeats_spec.checking._bundle import bundle, schema_text
+from agentbeats_spec.checking._catalog import catalog
 from agentbeats_spec.checking._schemas import BASE_URI
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOG = ROOT / "schemas" / "catalog.json"
 BUNDLED = ROOT / "schemas" / "bundled"
 CODES_DOC = ROOT / "docs" / "codes.md"
-
-
-def catalog() -> dict[str, Any]:
-    entries = []
-    for kind in kinds():
-        entry: dict[str, Any] = {
-            "name": kind.title,
-            "description": schema(kind.name).get("description", kind.title),
-        }
-        if kind.file_match:
-            entry["fileMatch"] = list(kind.file_match)
-        entry["url"] = kind.latest
-        entry["versions"] = dict(kind.versions)
-        entries.append(entry)
-    return {"$schema": "https://json.schemastore.org/schema-catalog.json", "version": 1, "schemas": entries}
 
 
 def render_json(value: Any) -> str:

@@ -307,6 +307,12 @@ def from_dict(kind: str, data: Mapping[str, Any]) -> Model: ...
 # END GENERATED from_dict overloads
 def from_dict(kind: str, data: Mapping[str, Any]) -> Model:
     """The model of an already parsed document (one event, for progress events), validated as by :func:`load`."""
+    if not isinstance(kind, str) or not isinstance(data, Mapping):
+        swapped = ": they are swapped" if isinstance(data, str) and isinstance(kind, Mapping) else ""
+        raise TypeError(
+            f"from_dict(kind, data) takes the kind first, then the parsed document{swapped}; got "
+            f"kind={type(kind).__name__}, data={type(data).__name__}; kind is one of: {', '.join(KINDS)}"
+        )
     return _one_model_of(_sources.examine_source(data, _kinds.get(kind)))
 
 

@@ -7,13 +7,16 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
-from agentbeats_spec import kinds
+from agentbeats_spec import Issue, kinds, validate
 from agentbeats_spec.checking._bundle import bundle
 from agentbeats_spec.checking._kinds import KINDS, from_content, from_path
+from agentbeats_spec.cli import main
 
 from ..conftest import FIXTURES, ROOT
 
@@ -81,3 +84,133 @@ def test_taplo_checks_agentbeats_toml_with_the_documented_config(tmp_path: Path,
     assert result.returncode == code, result.stderr
     if code:
         assert '"author" is a required property' in result.stderr
+
+
+# The folder `agentbeats-spec schema --all -o DIR` writes, loaded by the editors' own engines, offline.
+NODE_TOOLS = ROOT / "tests" / "node" / "node_modules" / "vscode-json-languageservice"
+needs_node_tools = pytest.mark.skipif(
+    not os.environ.get("CI") and not (NODE_TOOLS.exists() and TAPLO.exists() and shutil.which("node")),
+    reason="vscode-json-languageservice and taplo come with `npm ci --prefix tests/node` (make test does it)",
+)
+
+
+def written_folder(target: Path) -> dict[str, Any]:
+    """The folder written by the command line, and its catalog."""
+    assert main(["schema", "--all", "-o", str(target)]) == 0
+    return cast("dict[str, Any]", json.loads((target / "catalog.json").read_text(encoding="utf-8")))
+
+
+def editor(catalog: Path, files: list[Path]) -> list[dict[str, Any]]:
+    """What VS Code's JSON service says of each file, given the catalog's schemas (tests/node/editor.mjs)."""
+    result = subprocess.run(
+        ["node", str(ROOT / "tests" / "node" / "editor.mjs"), str(catalog), *map(str, files)],
+        capture_output=True, text=True, check=False, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return cast("list[dict[str, Any]]", json.loads(result.stdout))
+
+
+def positions(issues: list[Issue], prefix: str) -> set[tuple[int, int]]:
+    return {(issue.line, issue.column) for issue in issues if issue.code.startswith(prefix) and issue.line}
+
+
+def test_the_written_folder_is_the_repository_schemas_folder_with_file_urls(tmp_path: Path) -> None:
+    catalog = written_folder(tmp_path / "schemas")
+    written = sorted(path.relative_to(tmp_path / "schemas") for path in (tmp_path / "schemas").rglob("*.json"))
+    assert written == sorted(path.relative_to(ROOT / "schemas") for path in (ROOT / "schemas").rglob("*.json"))
+    for path in written:
+        if path.name != "catalog.json":
+            assert (tmp_path / "schemas" / path).read_bytes() == (ROOT / "schemas" / path).read_bytes(), path
+    base = (tmp_path / "schemas").resolve().as_uri() + "/"
+    committed = json.loads((ROOT / "schemas" / "catalog.json").read_text(encoding="utf-8"))
+    assert json.dumps(catalog).replace(base, "./") == json.dumps(committed)
+    for entry in catalog["schemas"]:
+        for url in [entry["url"], *entry["versions"].values()]:
+            assert url.startswith(base) and Path(url.removeprefix("file://")).is_file()
+        kind = next(kind for kind in kinds() if kind.title == entry["name"])
+        if kind.syntax == "jsonl":  # one event per line: an editor would judge the whole file as one document
+            assert "fileMatch" not in entry
+        for pattern in entry.get("fileMatch", []):
+            assert pattern.startswith("**/") and pattern not in ("**/task.json", "**/results.json", "**/case.json")
+
+
+def test_schema_all_needs_a_folder_and_nothing_else() -> None:
+    assert main(["schema", "--all"]) == 2
+    assert main(["schema", "--all", "-o", "x", "abb-case"]) == 2
+    assert main(["schema"]) == 2
+
+
+@needs_node_tools
+def test_vscode_loads_the_written_catalog_and_places_each_finding_where_validate_does(tmp_path: Path) -> None:
+    written_folder(tmp_path / "schemas")
+    fixtures = sorted(FIXTURES.rglob("*.json"))
+    # files of other projects that share a name with an artifact are left alone
+    other = tmp_path / "other-project"
+    for name in ("task.json", "results.json", "case.json", "result.json", "data/results.json"):
+        (other / name).parent.mkdir(parents=True, exist_ok=True)
+        (other / name).write_text('{"anything": 1}\n')
+    answers = editor(tmp_path / "schemas" / "catalog.json", [*fixtures, *sorted(other.rglob("*.json"))])
+    selected = [answer for answer in answers if answer["schema"]]
+    assert len(selected) >= 15
+    assert not [answer["file"] for answer in answers if answer["file"].startswith(str(other)) and answer["schema"]]
+    compared = 0
+    for answer in selected:
+        path = Path(answer["file"])
+        detected = from_path(path)
+        assert detected is not None and detected.latest == answer["schema"], answer["file"]
+        found = validate(path)
+        seen = {(diagnostic["line"], diagnostic["column"]) for diagnostic in answer["diagnostics"]}
+        if positions(found, "json."):  # not JSON: the editor stops at the syntax, as validate does
+            assert positions(found, "json.") <= seen, answer
+        else:
+            assert seen == positions(found, "schema."), answer
+        compared += bool(seen)
+    assert compared >= 3  # the invalid fixtures the catalog selects, each with its findings
+
+
+@needs_node_tools
+@pytest.mark.parametrize(("fixture", "code"), [("valid/abv3-repo", 0), ("invalid/abv3-repo", 1)])
+def test_taplo_loads_the_written_catalog_for_agentbeats_toml(tmp_path: Path, fixture: str, code: int) -> None:
+    catalog = tmp_path / "schemas" / "catalog.json"
+    written_folder(catalog.parent)
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(FIXTURES / fixture / "agentbeats.toml", project / "agentbeats.toml")
+    result = subprocess.run(
+        [str(TAPLO), "check", "--no-auto-config", "--schema-catalog", catalog.as_uri(), "agentbeats.toml"],
+        cwd=project, capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == code, result.stderr
+    assert "failed to" not in result.stderr  # the catalog and its schema loaded
+    seen = {(int(line), int(column)) for line, column in re.findall(r"agentbeats\.toml:(\d+):(\d+)", result.stderr)}
+    found = validate(project / "agentbeats.toml")
+    # taplo marks a missing member on the table and its members, every other finding where validate does
+    required = {line for line, _ in positions([i for i in found if i.code == "schema.required"], "schema.")}
+    assert required <= {line for line, _ in seen}
+    schema_found = {(i.line, i.column) for i in found if i.code.startswith("schema.") and i.code != "schema.required"}
+    assert schema_found <= seen
+    assert bool(seen) == bool(code)
+
+
+def test_check_jsonschema_takes_the_written_files(tmp_path: Path) -> None:
+    catalog = written_folder(tmp_path / "schemas")
+    checked = 0
+    for entry in catalog["schemas"]:
+        patterns = [glob_regex(pattern) for pattern in entry.get("fileMatch", []) if pattern.endswith(".json")]
+        for verdict, folder in ((0, "valid"), (1, "invalid")):
+            files = [
+                path
+                for path in sorted((FIXTURES / folder).rglob("*.json"))
+                if any(pattern.match(path.relative_to(ROOT).as_posix()) for pattern in patterns)
+            ]
+            if not files:
+                continue
+            schema_file = entry["url"].removeprefix("file://")
+            result = subprocess.run(
+                [str(Path(sys.executable).parent / "check-jsonschema"), "--schemafile", schema_file, *map(str, files)],
+                capture_output=True, text=True, check=False, timeout=300,
+            )  # fmt: skip
+            expected = verdict if folder == "valid" else int(any(positions(validate(f), "schema.") for f in files))
+            assert result.returncode == expected, (entry["name"], files, result.stdout)
+            checked += len(files)
+    assert checked >= 15

@@ -18,7 +18,7 @@ import yaml
 from ..conftest import ROOT, TASK_DIR, VALID
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-CLONE = "/path/to/agentbeats-spec"
+CLONE = "REPO_URL"  # the README's one placeholder for this repository
 
 
 def readme_block(language: str, first_line: str) -> str:
@@ -41,12 +41,17 @@ def pre_commit(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 @pytest.fixture
 def sample(tmp_path: Path) -> Path:
-    """A repository with an ABV3 self-description and an AgentCompass attempt result, committed."""
+    """A repository with an ABV3 self-description and an AgentCompass attempt result, committed, beside files of
+    another project that share an artifact's name (and would fail if they were checked)."""
     repo = tmp_path / "sample"
     shutil.copytree(VALID / "abv3-repo", repo)
     attempt = repo / "runs" / "details" / "error" / "t" / "attempt-1" / "result.json"
     attempt.parent.mkdir(parents=True)
     shutil.copy(TASK_DIR / "attempt-2" / "result.json", attempt)
+    shutil.copy(VALID / "actf" / "trajectory.json", repo / "runs" / "t.actf.json")  # told by its content
+    for unrelated in ("web/task.json", "web/results.json", "web/fixtures/case.json"):
+        (repo / unrelated).parent.mkdir(parents=True, exist_ok=True)
+        (repo / unrelated).write_text('{"title": "not an artifact"}\n')
     git(repo, "init", "--quiet")
     git(repo, "add", "-A")
     return repo
@@ -74,21 +79,24 @@ def test_the_readme_config_installs_and_runs_the_hooks(pre_commit: list[str], sa
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
     config = readme_block("yaml", "# .pre-commit-config.yaml")
     config = config.replace(CLONE, str(ROOT)).replace("<tag or commit>", head.stdout.strip())
-    assert [hook["id"] for hook in yaml.safe_load(config)["repos"][0]["hooks"]] == [
-        "agentbeats-toml", "agentcompass-attempt"
-    ]  # fmt: skip
+    assert [hook["id"] for hook in yaml.safe_load(config)["repos"][0]["hooks"]] == ["agentbeats-spec"]
     (sample / ".pre-commit-config.yaml").write_text(config)
     git(sample, "add", "-A")
     home = tmp_path / "cache"
     done = run([*pre_commit, "run", "--all-files"], sample, home)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert re.search(r"agentbeats\.toml \(ABV3-L1\)\.+Passed", done.stdout)
-    assert re.search(r"AgentCompass attempt result\.json\.+Passed", done.stdout)
+    assert re.search(r"agentbeats-spec \(every artifact\)\.+Passed", done.stdout)
+    # the hook was given the artifacts (agentbeats.toml, two experiment results, the attempt, the trajectory),
+    # nothing of web/
+    verbose = run([*pre_commit, "run", "--all-files", "--verbose", "agentbeats-spec"], sample, home)
+    # (pre-commit may split the files between runs of the hook: their counts add up)
+    assert sum(map(int, re.findall(r"valid: (\d+) file\(s\) checked", verbose.stdout))) == 5, verbose.stdout
     break_attempt(sample)
     failed = run([*pre_commit, "run", "--all-files"], sample, home)
     assert failed.returncode == 1
-    assert re.search(r"AgentCompass attempt result\.json\.+Failed", failed.stdout)
+    assert re.search(r"agentbeats-spec \(every artifact\)\.+Failed", failed.stdout)
     assert "runs/details/error/t/attempt-1/result.json:1:12: error schema.enum expected one of" in failed.stdout
+    assert "web/" not in failed.stdout
 
 
 def test_the_readme_try_repo_command_runs(pre_commit: list[str], sample: Path, tmp_path: Path) -> None:
@@ -98,8 +106,21 @@ def test_the_readme_try_repo_command_runs(pre_commit: list[str], sample: Path, t
     home = tmp_path / "cache"
     done = run(argv, sample, home)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert re.search(r"AgentCompass attempt result\.json\.+Passed", done.stdout)
+    assert re.search(r"agentbeats-spec \(every artifact\)\.+Passed", done.stdout)
     break_attempt(sample)
     failed = run(argv, sample, home)
     assert failed.returncode == 1
     assert "runs/details/error/t/attempt-1/result.json:1:12: error schema.enum expected one of" in failed.stdout
+
+
+def test_the_trajectory_hook_checks_actf_files_only(pre_commit: list[str], sample: Path, tmp_path: Path) -> None:
+    argv = [*pre_commit, "try-repo", str(ROOT), "actf-trajectory", "--all-files", "--verbose"]
+    home = tmp_path / "cache"
+    done = run(argv, sample, home)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "valid: 1 file(s) checked" in done.stdout
+    trajectory = sample / "runs" / "t.actf.json"
+    trajectory.write_text(trajectory.read_text().replace('"ACTF_v1.0"', '"ACTF_v9"', 1))
+    failed = run(argv, sample, home)
+    assert failed.returncode == 1, failed.stdout
+    assert "runs/t.actf.json:" in failed.stdout

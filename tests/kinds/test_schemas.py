@@ -122,9 +122,16 @@ def test_every_reference_resolves_offline() -> None:
 
 def test_the_catalog_lists_every_kind_and_is_current() -> None:
     catalog = json.loads((SCHEMAS / "catalog.json").read_text(encoding="utf-8"))
-    assert [entry["url"] for entry in catalog["schemas"]] == [kind.latest for kind in kinds()]
+    # each url is the bundle of the kind's newest schema, relative to the catalog, and it is there
+    assert [entry["url"] for entry in catalog["schemas"]] == [
+        "./bundled/" + kind.latest.removeprefix("https://agentbeats.dev/schemas/") for kind in kinds()
+    ]
     for entry in catalog["schemas"]:
         assert set(entry) <= {"name", "description", "fileMatch", "url", "versions"}
+        for url in [entry["url"], *entry["versions"].values()]:
+            assert json.loads((SCHEMAS / url).read_text(encoding="utf-8"))["$id"].endswith(
+                url.removeprefix("./bundled")
+            )
     result = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "catalog.py"), "--check"],
         capture_output=True,

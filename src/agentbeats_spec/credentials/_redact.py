@@ -30,8 +30,18 @@ from ._vocabulary import PLACEHOLDER
 _BOM = b"\xef\xbb\xbf"
 
 
+# What a parsed document is made of; anything else (bytes, a path, an open file) would come back unchanged, secrets
+# and all, so it is refused.
+_PARSED = (dict, list, str, int, float, bool, type(None))
+
+
 def redact_data(value: Any, allow: AllowList = NOTHING_ALLOWED) -> Any:
     """A copy of a parsed document with every secret the scan reports outside evaluation facts replaced."""
+    if not isinstance(value, _PARSED):
+        raise TypeError(
+            f"cannot redact a {type(value).__name__}: pass a model of an artifact or a parsed document (a dict, a "
+            "list or a str); parse bytes or a file's text first (json.loads)"
+        )
     edits = _by_path(secret for secret in secrets_in(value, allow) if not secret.fact)
     return _copy(value, (), edits)
 

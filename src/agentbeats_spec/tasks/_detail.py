@@ -166,7 +166,12 @@ def _write_task(
     data = _persisted.persisted(checked)
     name = layout.task_folder_name(data["task_id"])
     with contextlib.ExitStack() as stack:
-        collected = _collected_artifacts(data, origin or root_path, opened if origin is None else None, stack)
+        try:
+            collected = _collected_artifacts(data, origin or root_path, opened if origin is None else None, stack)
+        except ArtifactsUnavailable as error:
+            if origin is not None or opened is not None:
+                raise
+            raise ArtifactsUnavailable(error.attempt, error.path, error.reason + _NO_ORIGIN) from None
         root = opened if opened is not None else stack.enter_context(_atomic.Folder.root(root_path, create=True))
         details = stack.enter_context(root.child("details", create=True))
         lock = stack.enter_context(_TaskLock(root, details, name))
@@ -200,6 +205,13 @@ def _write_task(
             with lock.run():
                 _move(lock, details, state)
     return root_path / "details" / state / name / "task.json"
+
+
+# Said when the artifacts were looked for in the destination, the record naming no run of its own.
+_NO_ORIGIN = (
+    " in the run written to; a record read from another run by read_task and changed since (attrs.evolve makes a "
+    "new record, which does not know that run) takes artifacts_from=<the run it was read from>"
+)
 
 
 # The run a record was read from, for the records read_task returns: write_task copies their artifacts from it.

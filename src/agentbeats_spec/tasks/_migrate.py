@@ -75,6 +75,15 @@ class _Task:
     reason: str = ""
 
 
+class MigrateUsage(SpecError):
+    """A call of :func:`migrate_run` that cannot be done, worded with its parameters; ``command`` says the same
+    with the flags of ``agentbeats-spec migrate``, which the command line reports instead."""
+
+    def __init__(self, message: str, command: str) -> None:
+        super().__init__(message)
+        self.command = command
+
+
 def migrate_run(
     run: str | os.PathLike[str],
     output: str | os.PathLike[str] | None = None,
@@ -97,15 +106,22 @@ def migrate_run(
             "the run it reads or writes"
         )
     if output is not None and in_place:
-        raise SpecError("give either an output folder or --in-place, not both")
+        raise MigrateUsage(
+            "give either output or in_place=True, not both", "give either an output folder or --in-place, not both"
+        )
     if output is None and not in_place and not dry_run:
-        raise SpecError(
+        raise MigrateUsage(
+            "say where to write: output=NEW writes a migrated copy of the run, in_place=True rewrites the run itself "
+            "(dry_run=True shows what either would do)",
             "say where to write: -o NEW writes a migrated copy of the run, --in-place rewrites the run itself "
-            "(--dry-run shows what either would do)"
+            "(--dry-run shows what either would do)",
         )
     destination = Path(output) if output is not None else source
     if output is not None and (destination.is_symlink() or (destination.exists() and _not_empty(destination))):
-        raise SpecError(f"{destination} already exists; migrate writes a new folder (or use --in-place)")
+        raise MigrateUsage(
+            f"{destination} already exists; migrate writes a new folder (or in_place=True rewrites the run)",
+            f"{destination} already exists; migrate writes a new folder (or use --in-place)",
+        )
     if in_place and not dry_run and os.path.lexists(source / STAGING) and not is_folder(source / STAGING):
         raise SpecError(
             f"{printable(str(source / STAGING), controls=True)} is not a folder (a link or a file where migrate "
@@ -113,9 +129,11 @@ def migrate_run(
         )
     if is_folder(source / STAGING):
         if not in_place or dry_run:
-            raise SpecError(
+            raise MigrateUsage(
+                f"{source} holds an interrupted migration ({STAGING}/); migrate it in place (in_place=True, "
+                "dry_run=False) to finish it first",
                 f"{source} holds an interrupted migration ({STAGING}/); run `agentbeats-spec migrate --in-place` "
-                "on it to finish it first"
+                "on it to finish it first",
             )
         _recover(source)
     try:
