@@ -52,7 +52,7 @@ export type CaseIssue = {
   [member: string]: unknown;
 };
 
-/** a fault location (file and lines) */
+/** FaultLocation */
 export type FaultLocation = {
   "file": string;
   "function"?: string;
@@ -66,7 +66,7 @@ export type FaultLocation = {
   [member: string]: unknown;
 };
 
-/** an ACTF step */
+/** Step */
 export type Step = {
   "step_id": number;
   "system_prompt"?: unknown;
@@ -80,7 +80,7 @@ export type Step = {
   [member: string]: unknown;
 };
 
-/** the assistant's content of a step */
+/** AssistantContent */
 export type AssistantContent = {
   "content"?: string | null;
   "reasoning_content"?: string | null;
@@ -88,7 +88,7 @@ export type AssistantContent = {
   [member: string]: unknown;
 } | null;
 
-/** the metrics of a step */
+/** StepMetric */
 export type StepMetric = {
   "prompt_tokens_len"?: number | null;
   "completion_tokens_len"?: number | null;
@@ -118,14 +118,14 @@ export type AttemptPayload = {
   "error"?: never;
 };
 
-/** an attempt's artifacts */
+/** Artifacts */
 export type Artifacts = {
   "declared_artifacts"?: DeclaredArtifacts;
   "execution_diagnostics"?: string;
   [member: string]: unknown;
 };
 
-/** a declared-artifacts manifest */
+/** DeclaredArtifacts */
 export type DeclaredArtifacts = {
   "schema_version": 1;
   "directory": string;
@@ -136,7 +136,7 @@ export type DeclaredArtifacts = {
   [member: string]: unknown;
 };
 
-/** a declared artifact */
+/** ArtifactEntry */
 export type ArtifactEntry = {
   "source": string;
   "destination": string;
@@ -151,7 +151,7 @@ export type ArtifactEntry = {
   [member: string]: unknown;
 };
 
-/** the diagnostics of one analyzer family */
+/** AnalysisEntry */
 export type AnalysisEntry = {
   "is_badcase"?: boolean;
   "score"?: number;
@@ -163,7 +163,7 @@ export type AnalysisEntry = {
   [member: string]: unknown;
 };
 
-/** the namespaced extension data of an attempt */
+/** Meta */
 export type Meta = {
   "benchmark": {
     [member: string]: unknown;
@@ -173,19 +173,19 @@ export type Meta = {
   };
 };
 
-/** the namespaced extension data of a v2 attempt */
+/** MetaV2 */
 export type MetaV2 = {
   "benchmark": (unknown) | (null | "" | []);
   "harness": (unknown) | (null | "" | []);
 };
 
-/** an attempt plan (k and strategy) */
+/** AttemptPlan */
 export type AttemptPlan = {
   "k": number;
   "strategy": string;
 };
 
-/** an AgentCompass execution issue */
+/** ExecutionIssue */
 export type ExecutionIssue = {
   "severity": "fatal" | "error" | "warning";
   "phase": "setup" | "run" | "collect" | "evaluate" | "cleanup";
@@ -205,7 +205,7 @@ export type ParamsBenchmark = unknown;
 /** Any value reads; the writer's shape is in $defs/written. */
 export type ParamsOutput = unknown;
 
-/** a metric series */
+/** MetricSeries */
 export type MetricSeries = {
   "series_id": string;
   "metric_id": string;
@@ -229,7 +229,7 @@ export type MetricSeries = {
   };
 };
 
-/** a breakdown node of a series */
+/** MetricBreakdown */
 export type MetricBreakdown = {
   "value": number | null;
   "reference_value"?: number | null;
@@ -237,7 +237,7 @@ export type MetricBreakdown = {
   "aggregation_weight"?: number | null;
 };
 
-/** the task coverage of a series */
+/** SeriesCounts */
 export type SeriesCounts = {
   "total": number;
   "evaluated": number;
@@ -246,7 +246,7 @@ export type SeriesCounts = {
   "invalidated"?: number;
 };
 
-/** display metadata of a series */
+/** MetricDisplay */
 export type MetricDisplay = {
   "label": string;
   "description"?: (string) | (null);
@@ -254,7 +254,7 @@ export type MetricDisplay = {
   "precision"?: number | null;
 };
 
-/** analyzer counts of one category */
+/** AnalysisRow */
 export type AnalysisRow = {
   "category": string;
   "analyzer": string;

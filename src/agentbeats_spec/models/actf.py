@@ -16,7 +16,7 @@ __all__ = ["AssistantContent", "Step", "StepMetric", "Trajectory"]
 
 @attrs.define(kw_only=True)
 class AssistantContent:
-    """the assistant's content of a step
+    """AssistantContent
 
     Generated from ``actf/trajectory.v1.0.json#/$defs/assistantContent``.
     """
@@ -50,7 +50,7 @@ class Step:
 
 @attrs.define(kw_only=True)
 class StepMetric:
-    """the metrics of a step
+    """StepMetric
 
     Generated from ``actf/trajectory.v1.0.json#/$defs/metric``.
     """
