@@ -38,7 +38,11 @@ def project(tmp: Path) -> Path:
     consumer = tmp / "consumer"
     consumer.mkdir()
     (consumer / "package.json").write_text(json.dumps({"name": "consumer", "private": True, "type": "module"}))
-    subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund", str(tarball)], cwd=consumer, check=True)
+    subprocess.run(
+        ["npm", "install", "--silent", "--prefer-offline", "--no-audit", "--no-fund", str(tarball)],
+        cwd=consumer,
+        check=True,
+    )
     for name in ("typed_example.ts", "typed_rejected.ts", "agree.mjs"):
         shutil.copy(NPM / name, consumer / name)
     return consumer
