@@ -52,13 +52,19 @@ AJV := tests/node/node_modules/.package-lock.json
 $(AJV): tests/node/package.json tests/node/package-lock.json
 	npm ci --prefix tests/node --silent --no-audit --no-fund
 
-test: $(NATIVE) $(AJV)
+# The npm package (js/): its pinned Ajv compiles the standalone validators, its TypeScript checks the types.
+JSPKG := js/node_modules/.package-lock.json
+$(JSPKG): js/package.json js/package-lock.json
+	npm ci --prefix js --silent --no-audit --no-fund
+
+test: $(NATIVE) $(AJV) $(JSPKG)
 	$(BIN)/ruff check src tests tools benchmarks fuzz setup.py
 	$(BIN)/ruff format --check src tests tools benchmarks fuzz setup.py
 	$(BIN)/mypy src
 	$(BIN)/lint-imports
 	$(BIN)/python tools/catalog.py --check
 	$(BIN)/python tools/codegen.py --check
+	$(BIN)/python tools/build_js.py --check
 	$(MAKE) --no-print-directory fuzz
 	$(BIN)/python -m pytest
 

@@ -125,7 +125,7 @@ class AttemptPayload:
         "completed", "skipped", "run_error", "eval_error", "run_error_or_eval_error", "cancelled", "interrupted"
     ]
     metrics: dict[str, bool | int | float] = attrs.field(repr=short_repr)
-    final_answer: Any = attrs.field(repr=short_repr)
+    final_answer: str | int | float | bool | dict[str, Any] | list[Any] | None = attrs.field(repr=short_repr)
     trajectory: Trajectory | dict[str, Any] = attrs.field(repr=short_repr)
     issues: list[ExecutionIssue] = attrs.field(repr=short_repr)
     artifacts: Artifacts
@@ -165,14 +165,15 @@ class AttemptResult:
         | Absent
     ) = attrs.field(default=ABSENT)
     metrics: dict[str, bool | int | float] | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    final_answer: Any = attrs.field(default=ABSENT, repr=short_repr)
+    final_answer: str | int | float | bool | dict[str, Any] | list[Any] | Absent | None = attrs.field(
+        default=ABSENT, repr=short_repr
+    )
     trajectory: Trajectory | dict[str, Any] | Absent = attrs.field(default=ABSENT, repr=short_repr)
     issues: list[ExecutionIssue] | Absent = attrs.field(default=ABSENT, repr=short_repr)
     artifacts: Artifacts | Absent = attrs.field(default=ABSENT)
     analysis_result: dict[str, AnalysisEntry] | Absent = attrs.field(default=ABSENT, repr=short_repr)
     meta: Meta | Absent = attrs.field(default=ABSENT)
-    retry_count: int | Absent = attrs.field(default=ABSENT)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
+    retry_count: int
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -196,7 +197,9 @@ class AttemptResultV2:
         | Absent
     ) = attrs.field(default=ABSENT)
     metrics: dict[str, bool | int | float] | Absent = attrs.field(default=ABSENT, repr=short_repr)
-    final_answer: Any = attrs.field(default=ABSENT, repr=short_repr)
+    final_answer: str | int | float | bool | dict[str, Any] | list[Any] | Absent | None = attrs.field(
+        default=ABSENT, repr=short_repr
+    )
     trajectory: Trajectory | dict[str, Any] | Literal[""] | list[Any] | Absent | None = attrs.field(
         default=ABSENT, repr=short_repr
     )
@@ -206,9 +209,8 @@ class AttemptResultV2:
         default=ABSENT, repr=short_repr
     )
     meta: MetaV2 | Absent = attrs.field(default=ABSENT)
-    retry_count: int | Absent = attrs.field(default=ABSENT)
+    retry_count: int
     error: Any = attrs.field(default=ABSENT, repr=short_repr)
-    unknown_members: dict[str, Any] = attrs.field(factory=dict, repr=short_repr, validator=no_shadowing)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
 
 
@@ -536,7 +538,7 @@ class TaskDetail:
 
     task_id: str = attrs.field(repr=short_repr)
     category: str | None = attrs.field(repr=short_repr)
-    ground_truth: Any = attrs.field(repr=short_repr)
+    ground_truth: str | int | float | bool | dict[str, Any] | list[Any] | None = attrs.field(repr=short_repr)
     attempt_plan: AttemptPlan
     retry_count: int
     retry_counts: dict[str, int] = attrs.field(repr=short_repr)
@@ -559,7 +561,9 @@ class TaskIndex:
     schema_version: Literal["agentcompass.task.v3"]
     task_id: str = attrs.field(repr=short_repr)
     category: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
-    ground_truth: Any = attrs.field(default=ABSENT, repr=short_repr)
+    ground_truth: str | int | float | bool | dict[str, Any] | list[Any] | Absent | None = attrs.field(
+        default=ABSENT, repr=short_repr
+    )
     attempt_plan: AttemptPlan | Absent = attrs.field(default=ABSENT)
     attempts: dict[str, str] = attrs.field(repr=short_repr)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
@@ -580,7 +584,9 @@ class TaskIndexV2:
     schema_version: Literal["agentcompass.task.v2"]
     task_id: str = attrs.field(repr=short_repr)
     category: str | Absent | None = attrs.field(default=ABSENT, repr=short_repr)
-    ground_truth: Any = attrs.field(default=ABSENT, repr=short_repr)
+    ground_truth: str | int | float | bool | dict[str, Any] | list[Any] | Absent | None = attrs.field(
+        default=ABSENT, repr=short_repr
+    )
     attempt_plan: AttemptPlan | Absent = attrs.field(default=ABSENT)
     attempts: dict[str, str] = attrs.field(repr=short_repr)
     _order: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, alias="_order")
