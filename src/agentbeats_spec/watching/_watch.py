@@ -91,7 +91,8 @@ def watch_run(
         poll_delay_ms=milliseconds,
     )  # fmt: skip
     try:
-        watcher.tick()
+        # The first quiet moment comes once the watcher is listening: what was there is read then, and nothing
+        # written after it is missed.
         for batch in changes:
             if batch:
                 continue  # read only once the folder is quiet
