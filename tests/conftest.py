@@ -23,7 +23,7 @@ TIERS: dict[str, dict[str, str]] = {
     "interop": {
         "interop/": "other programs on our files: AgentCompass 1.0.1, Ajv, taplo, pre-commit venvs, built wheels",
         "layouts/test_legacy_v2.py": "v2 runs against the released reader, and migrations stopped at every step",
-        "watching/test_watch_run.py": "the released AgentCompass 1.0.1 writing a run in a process of its own while watch checks it",
+        "watching/test_watch_run.py": "the released AgentCompass 1.0.1 writing a run in its own process, watched",
     },
     "slow": {
         "properties/": "hypothesis property tests, and fuzzing of the command line",
