@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -182,3 +183,38 @@ def test_the_command_refuses_what_is_not_a_folder(tmp_path: Path) -> None:
         2,
         f"agentbeats-spec: error: {tmp_path / 'file.json'} is not a folder: watch a run's folder\n",
     )
+
+
+@pytest.mark.parametrize(
+    ("format_", "found", "fixed"),
+    [
+        ("jsonl", '"code": "json.syntax"', '"fixed": true}'),
+        ("text", " error json.syntax ", "fixed: "),
+        ("github", "::error file=", "::notice file="),
+    ],
+)
+def test_the_command_says_what_a_later_write_fixed_and_ends_on_sigterm_as_validate_would(
+    tmp_path: Path, format_: str, found: str, fixed: str
+) -> None:
+    root = tmp_path / "run"
+    shutil.copytree(RUN, root)
+    good = (root / "params.json").read_text(encoding="utf-8")
+    publish(root / "params.json", "[")
+    environment = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    watch = subprocess.Popen(
+        [sys.executable, "-m", "agentbeats_spec", "watch", str(root), "--format", format_, "--timeout", "300"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment,
+    )  # fmt: skip
+    assert watch.stdout is not None and watch.stderr is not None
+    first = watch.stdout.readline()
+    assert found in first and "params.json" in first
+    publish(root / "params.json", good)
+    second = watch.stdout.readline()
+    assert second.startswith(fixed) if format_ != "jsonl" else second.rstrip().endswith(fixed)
+    watch.send_signal(signal.SIGTERM)
+    rest = watch.stdout.read()
+    assert watch.wait() == 0  # validate's exit code on the run as it is: valid again
+    assert "watch ended before the run did (interrupted)" in watch.stderr.read()
+    summary = {"jsonl": [], "text": ["valid: 14 file(s) checked; 0 error(s), 0 warning(s)"],
+               "github": ["14 file(s) checked; 0 error(s), 0 warning(s)"]}  # fmt: skip
+    assert rest.splitlines()[:1] == summary[format_]  # jsonl prints issues only
