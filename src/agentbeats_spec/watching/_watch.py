@@ -94,14 +94,14 @@ def watch_run(
         # The first quiet moment comes once the watcher is listening: what was there is read then, and nothing
         # written after it is missed.
         for batch in changes:
+            if deadline is not None and time.monotonic() >= deadline:  # even while the writer never pauses
+                ending = "timeout"
+                break
             if batch:
                 continue  # read only once the folder is quiet
             watcher.tick()
             if _ended(path, begun):
                 ending = "finished"
-                break
-            if deadline is not None and time.monotonic() >= deadline:
-                ending = "timeout"
                 break
     except KeyboardInterrupt:
         ending = "stopped"
@@ -145,7 +145,6 @@ class _Watcher:
         self.shown: dict[IssueKey, Issue] = {}
         self.reported: list[Issue] = []
         self.fixed: list[Issue] = []
-        self.settled = False  # whether the last look found every unit read at rest
 
     def tick(self) -> None:
         """Read what changed and is published; report what is new and what was fixed (only from a look at rest)."""
@@ -178,7 +177,6 @@ class _Watcher:
             kept[name] = found
             parts.append(found[1])
         self.parts = kept
-        self.settled = settled
         if not settled:
             return
         report = assemble(self._published_walk(walk), parts)
