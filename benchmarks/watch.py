@@ -4,8 +4,8 @@
 
 For each N, in interleaved rounds (each keeping its best): the writer's wall time unwatched and watched by
 ``agentbeats-spec watch --format jsonl`` in a process of its own, the CPU seconds the watch process spent, and
-the delay from the writer's last write (the terminal status) to the watch's exit (the final check included). The
-writer is tests/watching/writer.py (a retry record, progress events and ``RunLayout.write_result`` per task).
+the delay from the writer's last write (the terminal status in run_info.json) to the watch's exit (the final
+check included). The writer is tests/watching/writer.py (a retry record, progress events and ``RunLayout.write_result`` per task).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def unwatched(folder: Path, tasks: int) -> float:
 
 
 def watched(folder: Path, tasks: int) -> tuple[float, float, float]:
-    """The writer's wall time, the watch's CPU seconds, the delay from the writer's end to the watch's."""
+    """The writer's wall time, the watch's CPU seconds, the delay from the run's end to the watch's exit."""
     root = folder / "watched" / "run"
     root.mkdir(parents=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -51,11 +51,12 @@ def watched(folder: Path, tasks: int) -> tuple[float, float, float]:
     assert writer(root, tasks).wait() == 0
     written = time.perf_counter()
     watch.wait()
-    ended = time.perf_counter()
+    ended = time.time()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     # the children's CPU: the writer's and the watch's together; the writer's alone is measured unwatched
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return written - start, cpu, ended - written
+    # the end: when write_terminal_status replaced run_info.json, the writer's last write
+    return written - start, cpu, ended - os.stat(root / "run_info.json").st_mtime
 
 
 def writer_cpu(folder: Path, tasks: int) -> float:
