@@ -5,7 +5,8 @@
 For each N, in interleaved rounds (each keeping its best): the writer's wall time unwatched and watched by
 ``agentbeats-spec watch --format jsonl`` in a process of its own, the CPU seconds the watch process spent, and
 the delay from the writer's last write (the terminal status in run_info.json) to the watch's exit (the final
-check included). The writer is tests/watching/writer.py (a retry record, progress events and ``RunLayout.write_result`` per task).
+check included). The writer is tests/watching/writer.py (a retry record, progress events and
+``RunLayout.write_result`` per task).
 """
 
 from __future__ import annotations
