@@ -8,6 +8,7 @@ printed is exactly what `validate` says of the finished run, with its exit code.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -29,8 +30,6 @@ LIMIT = 300  # seconds: --timeout, so that a watch that never sees the end fails
 
 
 def task_folder(number: int) -> str:
-    import hashlib
-
     task_id = f"task-{number}"
     return f"{task_id}--{hashlib.sha256(task_id.encode()).hexdigest()}"
 
