@@ -54,10 +54,14 @@ def published(root: Path, number: int) -> bool:
     return any((root / "details" / state / task_folder(number)).exists() for state in ("normal", "error", "fatal"))
 
 
-def watch_while_written(root: Path, handshake: Path, first: int, last: int, broken: int) -> list[dict[str, Any]]:
+def watch_while_written(
+    root: Path, handshake: Path, first: int, last: int, broken: int, poll: bool = False
+) -> list[dict[str, Any]]:
     """Watch the writer write tasks first..last; the lines watch printed. Asserts the handshake's order."""
+    polling = ["--poll"] if poll else []
     watch = subprocess.Popen(
-        [sys.executable, "-m", "agentbeats_spec", "watch", str(root), "--format", "jsonl", "--timeout", str(LIMIT)],
+        [sys.executable, "-m", "agentbeats_spec", "watch", str(root), "--format", "jsonl", "--timeout", str(LIMIT),
+         *polling],
         stdout=subprocess.PIPE, text=True, env=ENVIRONMENT,
     )  # fmt: skip
     writer = write(root, handshake, first, last, broken)
@@ -88,10 +92,11 @@ def assert_same_as_validate(root: Path, printed: list[dict[str, Any]], broken: i
     assert not any(".tmp" in line["file"] or "/running/" in line["file"] for line in lines)
 
 
-def test_a_run_watched_from_an_empty_folder(tmp_path: Path) -> None:
+@pytest.mark.parametrize("poll", [False, True], ids=["events", "polling"])
+def test_a_run_watched_from_an_empty_folder(tmp_path: Path, poll: bool) -> None:
     root = tmp_path / "run"
     root.mkdir()
-    printed = watch_while_written(root, tmp_path / "handshake", 0, 3, 1)
+    printed = watch_while_written(root, tmp_path / "handshake", 0, 3, 1, poll)
     assert_same_as_validate(root, printed, 1)
 
 
