@@ -23,10 +23,12 @@ TIERS: dict[str, dict[str, str]] = {
     "interop": {
         "interop/": "other programs on our files: AgentCompass 1.0.1, Ajv, taplo, pre-commit venvs, built wheels",
         "layouts/test_legacy_v2.py": "v2 runs against the released reader, and migrations stopped at every step",
+        "watching/test_watch_run.py": "the released AgentCompass 1.0.1 writing a run in its own process, watched",
     },
     "slow": {
         "properties/": "hypothesis property tests, and fuzzing of the command line",
         "output/test_signals.py": "commands in subprocesses stopped by signals: worker pools, a local Dask cluster",
+        "watching/test_watch.py::test_the_command": "watch as a command, in a subprocess, until its --timeout",
         "output/test_ci_formats.py": "the pre-commit hooks and the README's CI steps, run as subprocesses",
         "layouts/test_distributed.py": "a real Dask cluster of two worker processes",
         "layouts/test_isolation.py": "a tree of every hostile trigger, checked whole in every output format",

@@ -7,6 +7,7 @@ tests/typed_rejected.py shows that a wrong expectation is caught.
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from agentbeats_spec import (
     SpecError,
     UnconvertibleAttempt,
     UnknownKind,
+    Watched,
     WriteError,
     __version__,
     dump,
@@ -39,6 +41,7 @@ from agentbeats_spec import (
     to_atif,
     to_dict,
     validate,
+    watch_run,
     write_task,
 )
 from agentbeats_spec.models import (
@@ -184,3 +187,12 @@ def migrate(run: Path, output: Path) -> int:
         print(error, file=sys.stderr)
         return 2
     return 0 if migration.complete else 1
+
+
+def watch(run: Path) -> bool:
+    def shown(issue: Issue) -> None:
+        print(issue.heading(), flush=True)
+
+    stop = threading.Event()
+    watched: Watched = watch_run(run, shown, on_fixed=shown, stop=stop, timeout=3600.0)
+    return watched.ending == "finished" and not watched.report.fails(strict=True) and not watched.fixed

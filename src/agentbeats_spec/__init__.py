@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from .atif._files import from_atif, to_atif
     from .tasks._detail import read_task, write_task
     from .tasks._migrate import migrate_run
+    from .watching._watch import Watched, watch_run
 
 
 def __getattr__(name: str) -> object:
@@ -45,6 +46,10 @@ def __getattr__(name: str) -> object:
         from .atif import _files
 
         return getattr(_files, name)
+    if name in ("watch_run", "Watched"):
+        from .watching import _watch
+
+        return getattr(_watch, name)
     if name == "migrate_run":
         from .tasks import _migrate
 
@@ -61,6 +66,7 @@ __all__ = [
     "SpecError",
     "UnconvertibleAttempt",
     "UnknownKind",
+    "Watched",
     "WriteError",
     "__version__",
     "dump",
@@ -78,5 +84,6 @@ __all__ = [
     "to_atif",
     "to_dict",
     "validate",
+    "watch_run",
     "write_task",
 ]

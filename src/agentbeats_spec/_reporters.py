@@ -57,6 +57,12 @@ def text(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
         if options.context:
             out.writelines(_context(issue, sources))
     sources.close()
+    text_summary(report, out, options)
+
+
+def text_summary(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
+    """The verdict and the counts that end the text format."""
+    shown = [issue for issue in report.issues if options.show_info or issue.severity != "info"]
     errors, warnings, notes = _counts(report)
     verdict = "invalid" if report.fails(options.strict) else "valid"
     skipped = f", {report.skipped} other file(s) skipped" if report.skipped else ""
@@ -167,6 +173,11 @@ def json_report(report: Report, out: TextIO, options: Options = DEFAULT) -> None
     out.write(json_text(json.dumps(document, ensure_ascii=False, indent=2)) + "\n")
 
 
+def jsonl_line(issue: Issue, **extra: bool) -> str:
+    """One issue as one line of JSON (``extra``: members added to it, as ``fixed=True``)."""
+    return json_text(json.dumps({**_printable_dict(issue), **extra}, ensure_ascii=False))
+
+
 def _printable_dict(issue: Issue) -> dict[str, str | int | None]:
     """The issue's JSON form with every string valid UTF-8 (names that are not UTF-8, lone surrogates escaped)."""
     return {name: printable(value) if isinstance(value, str) else value for name, value in issue.as_dict().items()}
@@ -175,14 +186,24 @@ def _printable_dict(issue: Issue) -> dict[str, str | int | None]:
 def github(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
     """GitHub Actions workflow commands: each issue shows inline on the pull request."""
     for issue in report.issues:
-        properties = [f"file={_escape_property(printable(issue.file or '', controls=True))}"]
-        if issue.line is not None:
-            properties += [f"line={issue.line}", f"col={issue.column}"]
-        properties.append(f"title={_escape_property(issue.code)}")
-        where = f" (at {issue.pointer})" if issue.pointer else ""
-        command = _GITHUB_COMMANDS[issue.severity]
-        message = printable(issue.message + where, controls=True)
-        out.write(f"::{command} {','.join(properties)}::{_escape_data(message)}\n")
+        out.write(github_line(issue) + "\n")
+    github_summary(report, out)
+
+
+def github_line(issue: Issue, fixed: bool = False) -> str:
+    """One issue as a GitHub workflow command; ``fixed``: a notice that a later write fixed it."""
+    properties = [f"file={_escape_property(printable(issue.file or '', controls=True))}"]
+    if issue.line is not None:
+        properties += [f"line={issue.line}", f"col={issue.column}"]
+    properties.append(f"title={_escape_property(issue.code)}")
+    where = f" (at {issue.pointer})" if issue.pointer else ""
+    command = "notice" if fixed else _GITHUB_COMMANDS[issue.severity]
+    message = printable(("fixed: " if fixed else "") + issue.message + where, controls=True)
+    return f"::{command} {','.join(properties)}::{_escape_data(message)}"
+
+
+def github_summary(report: Report, out: TextIO) -> None:
+    """The counts that end the github format."""
     errors, warnings, notes = _counts(report)
     info = f", {notes} info" if notes else ""
     out.write(f"{report.checked} file(s) checked; {errors} error(s), {warnings} warning(s){info}\n")

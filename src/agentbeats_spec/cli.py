@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import importlib.util
 import io
 import json
 import os
@@ -23,7 +24,7 @@ import attrs
 
 from . import _reporters
 from ._api import kinds, schema
-from ._issues import InvalidDocument, SpecError
+from ._issues import InvalidDocument, Issue, SpecError
 from ._progress import Progress
 from ._settings import GIB, AllowList, Limits, Settings, applied, current
 from ._text import printable
@@ -35,6 +36,7 @@ from .checking._kinds import KINDS
 from .checking._kinds import get as get_kind
 from .layouts import check_paths, check_repository, scan_paths
 from .reading._bounded import read_bounded
+from .watching._watch import watch_run
 
 if TYPE_CHECKING:
     from .walk._cache import VerdictCache
@@ -198,6 +200,29 @@ def _parser() -> argparse.ArgumentParser:
     target.add_argument("--in-place", action="store_true", help="rewrite RUN itself")
     migrate.add_argument("--dry-run", action="store_true", help="say what would be done; write nothing")
 
+    watch = commands.add_parser(
+        "watch",
+        help="check a run while it is written; exit as validate would on the finished run",
+        description="Check what a run folder holds, then each file as its writer publishes it, with the checks of "
+        "validate; end when run_info.json records the run's end (or on Ctrl-C, SIGTERM or --timeout). Needs the "
+        "watch extra (watchfiles).",
+    )  # fmt: skip
+    watch.set_defaults(handler=_watch)
+    watch.add_argument("path", metavar="RUN", type=Path)
+    watch.add_argument(
+        "--format", choices=WATCH_FORMATS, default="text",
+        help="text for people, github for workflow annotations, jsonl: one JSON issue per line",
+    )  # fmt: skip
+    watch.add_argument("--strict", action="store_true", help="treat warnings as errors (info never fails)")
+    watch.add_argument("--show-info", action="store_true", help="text format: also show info")
+    watch.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="stop watching after this long")
+    watch.add_argument(
+        "--poll", action="store_true",
+        help="poll the folder instead of waiting for file-system events (network file systems)",
+    )  # fmt: skip
+    watch.add_argument("--allow-empty", action="store_true", help="accept a run that ends holding no artifact")
+    _limit_options(watch)
+
     list_kinds = commands.add_parser("kinds", help="list the artifact kinds, their files and schema versions")
     list_kinds.set_defaults(handler=_kinds)
 
@@ -271,6 +296,16 @@ def _positive(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
     return value
 
 
@@ -603,6 +638,52 @@ def _migrate(arguments: argparse.Namespace) -> int:
         raise SpecError(error.command) from None
     _reporters.migration(done, sys.stdout)
     return EXIT_VALID if done.complete else EXIT_INVALID
+
+
+WATCH_FORMATS = ("text", "github", "jsonl")
+
+
+def _watch(arguments: argparse.Namespace) -> int:
+    """Each issue printed (and flushed) when it is found, each fixed one said so; then the summary of the
+    finished run, and the exit code validate gives on it."""
+    path: Path = arguments.path
+    if _missing([path]):
+        return EXIT_USAGE
+    if not path.is_dir():
+        print(f"agentbeats-spec: error: {shown(path)} is not a folder: watch a run's folder", file=sys.stderr)
+        return EXIT_USAGE
+    if importlib.util.find_spec("watchfiles") is None:
+        print("agentbeats-spec: error: watch needs watchfiles: pip install 'agentbeats-spec[watch]'", file=sys.stderr)
+        return EXIT_USAGE
+    options = _reporters.Options(strict=arguments.strict, show_info=arguments.show_info)
+
+    def found(issue: Issue) -> None:
+        if arguments.format == "jsonl":
+            print(_reporters.jsonl_line(issue), flush=True)
+        elif arguments.format == "github":
+            print(_reporters.github_line(issue), flush=True)
+        elif arguments.show_info or issue.severity != "info":
+            print(issue.heading(), flush=True)
+
+    def fixed(issue: Issue) -> None:
+        if arguments.format == "jsonl":
+            print(_reporters.jsonl_line(issue, fixed=True), flush=True)
+        elif arguments.format == "github":
+            print(_reporters.github_line(issue, fixed=True), flush=True)
+        elif arguments.show_info or issue.severity != "info":
+            print(f"fixed: {issue.heading()}", flush=True)
+
+    watched = watch_run(path, found, on_fixed=fixed, timeout=arguments.timeout, force_polling=arguments.poll or None)
+    if watched.ending != "finished":
+        said = "--timeout" if watched.ending == "timeout" else "interrupted"
+        print(f"agentbeats-spec: watch ended before the run did ({said}): the report is of the run so far",
+              file=sys.stderr)  # fmt: skip
+    if arguments.format == "text":
+        _reporters.text_summary(watched.report, sys.stdout, options)
+    elif arguments.format == "github":
+        _reporters.github_summary(watched.report, sys.stdout)
+    status = EXIT_INVALID if watched.report.fails(arguments.strict) else EXIT_VALID
+    return _nothing_found(watched.report, arguments, status)
 
 
 def _kinds(arguments: argparse.Namespace) -> int:

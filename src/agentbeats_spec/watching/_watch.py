@@ -1,0 +1,260 @@
+"""``watch_run``: check a run folder as its writer publishes it, then reconcile with ``validate`` on the end.
+
+The watcher never has a checker of its own. Each time the folder has been quiet for ``settle`` seconds it plans
+the folder as ``validate`` does (``layouts.plan``, names only), runs the walk's units whose files changed
+(``walk._units.run_unit``) and assembles them with the layouts' rules across units (``layouts.assemble``). What
+is not yet published is left alone: a task under ``details/running/`` (AgentCompass 1.0.1 writes a task there
+and moves it to its final state once its shared metadata is published), a unit holding a ``.tmp.*`` file, a
+``progress.jsonl`` whose last line is not complete, and a unit whose files changed while it was read (it is read
+again on the next quiet moment). When the run ends (``run_info.json`` records a ``finished_at`` other than the
+one it held when the watch began), on ``stop`` or at ``timeout``, the finished tree is checked once more by
+``layouts.check_paths``, the path of ``validate``, and what was reported is reconciled with it: an issue no
+longer found is reported as fixed, one not yet reported is reported, so that in the end the issues reported and
+not fixed are exactly those of ``validate``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+import attrs
+
+from .._issues import Issue
+from .._settings import current
+from ..checking._collect import Part, Report
+from ..layouts import assemble, check_paths, plan
+from ..records._states import RUNNING
+from ..walk._units import Unit, Walk, run_unit
+
+# The names a writer gives a file before its atomic rename (AgentCompass 1.0.1: ".tmp.<name>.<hex>",
+# ".<name>.<hex>.tmp"): never read.
+TEMPORARY = re.compile(r"^\.tmp\.|^\..*\.tmp$")
+PROGRESS_EVENTS = "progress.jsonl"
+SETTLE = 0.2  # seconds without a change before the folder is read
+
+Ending = Literal["finished", "stopped", "timeout"]
+IssueKey = tuple[Any, ...]
+
+
+@attrs.frozen
+class Watched:
+    """How a watch ended: ``report`` is what ``validate`` gives on the tree as it was then; ``reported`` every issue
+    reported while watching (in order), ``fixed`` those a later write fixed."""
+
+    ending: Ending
+    report: Report
+    reported: tuple[Issue, ...]
+    fixed: tuple[Issue, ...]
+
+
+def key(issue: Issue) -> IssueKey:
+    """What makes an issue the same issue when it is found again."""
+    return (issue.file, issue.pointer, issue.line, issue.column, issue.severity, issue.code, issue.message)
+
+
+def watch_run(
+    path: str | os.PathLike[str],
+    on_issue: Callable[[Issue], None] | None = None,
+    *,
+    on_fixed: Callable[[Issue], None] | None = None,
+    stop: threading.Event | None = None,
+    timeout: float | None = None,
+    force_polling: bool | None = None,
+    settle: float = SETTLE,
+) -> Watched:
+    """Watch the run folder ``path`` until the run ends (or ``stop`` is set, or ``timeout`` seconds pass), calling
+    ``on_issue`` with each issue when it is found and ``on_fixed`` with each reported issue a later write fixed.
+
+    ``force_polling``: poll the folder instead of waiting for file-system events (None: watchfiles decides).
+    Needs the ``watch`` extra (watchfiles). Ctrl-C (KeyboardInterrupt) ends the watch as ``stop`` does.
+    """
+    # Lazy: an optional extra ([watch]) that only watching needs.
+    import watchfiles
+
+    path = Path(path)
+    watcher = _Watcher(path, on_issue or _ignore, on_fixed or _ignore)
+    stop = stop or threading.Event()
+    deadline = None if timeout is None else time.monotonic() + timeout
+    ending: Ending = "stopped"
+    begun = _finished_at(path)
+    milliseconds = max(1, int(settle * 1000))
+    changes: Iterator[set[tuple[Any, str]]] = watchfiles.watch(
+        path, watch_filter=None, debounce=milliseconds, step=min(50, milliseconds), stop_event=stop,
+        rust_timeout=milliseconds, yield_on_timeout=True, force_polling=force_polling,
+        poll_delay_ms=milliseconds,
+    )  # fmt: skip
+    try:
+        # The first quiet moment comes once the watcher is listening: what was there is read then, and nothing
+        # written after it is missed.
+        for batch in changes:
+            if deadline is not None and time.monotonic() >= deadline:  # even while the writer never pauses
+                ending = "timeout"
+                break
+            if batch:
+                continue  # read only once the folder is quiet
+            watcher.tick()
+            if _ended(path, begun):
+                ending = "finished"
+                break
+    except KeyboardInterrupt:
+        ending = "stopped"
+    finally:
+        close = getattr(changes, "close", None)
+        if close is not None:
+            close()
+    return watcher.finish(ending)
+
+
+def _ignore(issue: Issue) -> None:
+    pass
+
+
+def _finished_at(root: Path) -> object:
+    """The end of the run run_info.json records (None: none yet, or no readable run_info.json)."""
+    try:
+        with open(root / "run_info.json", "rb") as stream:
+            data = json.loads(stream.read())
+    except (OSError, ValueError):
+        return None
+    return data.get("finished_at") if isinstance(data, dict) else None
+
+
+def _ended(root: Path, begun: object) -> bool:
+    """Whether run_info.json records an end the run had not when the watch began (a resumed run keeps the end of
+    its earlier pass until write_terminal_status writes the new one)."""
+    found = _finished_at(root)
+    return found is not None and found != begun
+
+
+Signature = tuple[tuple[str, int, int, int], ...]
+
+
+class _Watcher:
+    def __init__(self, root: Path, on_issue: Callable[[Issue], None], on_fixed: Callable[[Issue], None]) -> None:
+        self.root = root
+        self.on_issue = on_issue
+        self.on_fixed = on_fixed
+        self.parts: dict[tuple[str, str], tuple[Signature, Part]] = {}
+        self.shown: dict[IssueKey, Issue] = {}
+        self.reported: list[Issue] = []
+        self.fixed: list[Issue] = []
+
+    def tick(self) -> None:
+        """Read what changed and is published; report what is new and what was fixed (only from a look at rest)."""
+        walk = plan([self.root]).placed(self.root)
+        settings = current()
+        parts: list[Part] = []
+        kept: dict[tuple[str, str], tuple[Signature, Part]] = {}
+        settled = True
+        for unit in walk.units:
+            if self._unpublished(unit):
+                continue
+            name = (str(unit.path), getattr(unit.check, "__qualname__", ""))
+            before = _signature(unit.path)
+            if before is None or not _published(unit.path, before):
+                settled = settled and before is not None  # a temporary file left by a crash must not stop all
+                if name in self.parts:  # what it was when last at rest
+                    kept[name] = self.parts[name]
+                    parts.append(self.parts[name][1])
+                continue
+            found = self.parts.get(name)
+            if found is None or found[0] != before:
+                part = run_unit(unit, settings)
+                if _signature(unit.path) != before:  # written while it was read: read again once at rest
+                    settled = False
+                    if found is not None:
+                        kept[name] = found
+                        parts.append(found[1])
+                    continue
+                found = (before, part)
+            kept[name] = found
+            parts.append(found[1])
+        self.parts = kept
+        if not settled:
+            return
+        report = assemble(self._published_walk(walk), parts)
+        self._reconcile(report.issues)
+
+    def _unpublished(self, unit: Unit) -> bool:
+        """A task folder under details/running/: still being written (1.0.1 moves it once it is published)."""
+        return unit.path.parent.name == RUNNING and unit.path.parent.parent.name == "details"
+
+    def _published_walk(self, walk: Walk) -> Walk:
+        """The walk without what its listing found on a file in the middle of a write (a temporary file) or on a
+        task still running; the final check reports what is left of them."""
+        issues = [issue for issue in walk.issues if issue.file is None or _settled_name(Path(issue.file))]
+        return Walk(walk.tree, walk.units, issues, walk.skipped)
+
+    def _reconcile(self, issues: tuple[Issue, ...] | list[Issue]) -> None:
+        found = {key(issue): issue for issue in issues}
+        for name, issue in list(self.shown.items()):
+            if name not in found:
+                del self.shown[name]
+                self.fixed.append(issue)
+                self.on_fixed(issue)
+        for name, issue in found.items():
+            if name not in self.shown:
+                self.shown[name] = issue
+                self.reported.append(issue)
+                self.on_issue(issue)
+
+    def finish(self, ending: Ending) -> Watched:
+        """The check of ``validate`` on the tree as it is now, and what was reported reconciled with it."""
+        report = check_paths([self.root])
+        self._reconcile(report.issues)
+        return Watched(ending, report, tuple(self.reported), tuple(self.fixed))
+
+
+def _settled_name(path: Path) -> bool:
+    parts = path.parts
+    return not TEMPORARY.match(path.name) and not any(
+        parts[index] == "details" and parts[index + 1] == RUNNING for index in range(len(parts) - 1)
+    )
+
+
+def _signature(path: Path) -> Signature | None:
+    """Every entry below ``path`` (or ``path`` itself, a file) with its inode, size and change time: equal
+    signatures mean nothing was written in between. None when it cannot be listed (moved away meanwhile)."""
+    found: list[tuple[str, int, int, int]] = []
+    try:
+        stat = os.lstat(path)
+    except OSError:
+        return None
+    found.append(("", stat.st_ino, stat.st_size, stat.st_mtime_ns))
+    if not os.path.isdir(path) or os.path.islink(path):
+        return tuple(found)
+    stack = [path]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                for entry in listing:
+                    stat = entry.stat(follow_symlinks=False)
+                    found.append((os.path.relpath(entry.path, path), stat.st_ino, stat.st_size, stat.st_mtime_ns))
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(Path(entry.path))
+        except OSError:
+            return None
+    return tuple(sorted(found))
+
+
+def _published(path: Path, signature: Signature) -> bool:
+    """Whether what ``path`` holds is all published: no temporary file of a write in progress in it, and a
+    progress.jsonl ends with a complete line (the 1.0.1 sink appends each event in more than one write)."""
+    if any(TEMPORARY.match(os.path.basename(name)) for name, _, _, _ in signature if name):
+        return False
+    if path.name == PROGRESS_EVENTS and signature[0][2] > 0:
+        try:
+            with open(path, "rb") as stream:
+                stream.seek(-1, os.SEEK_END)
+                return stream.read(1) == b"\n"
+        except OSError:
+            return False
+    return True
