@@ -35,13 +35,26 @@ class Options:
     """What a reporter is asked for besides the report; each format reads the options it has a use for.
 
     ``strict``: a warning fails the check too; ``context`` (text): the source line under each issue; ``show_info``
-    (text): info too; ``base`` (SARIF): the folder file URIs are relative to (None: the working folder).
+    (text): info too; ``base`` (SARIF): the folder file URIs are relative to (None: the working folder);
+    ``invocation`` (SARIF): how the run ended (None: a run that ended as its issues say, as the API's).
     """
 
     strict: bool = False
     context: bool = True
     show_info: bool = False
     base: Path | None = None
+    invocation: Invocation | None = None
+
+
+@attrs.frozen
+class Invocation:
+    """How the command that made a report ran: its arguments, its exit code, and the errors that ended it early
+    (a missing path, a folder with no artifact, an internal error): what SARIF records as the run's invocation."""
+
+    arguments: tuple[str, ...]
+    exit_code: int
+    successful: bool
+    notes: tuple[str, ...] = ()
 
 
 DEFAULT = Options()
@@ -245,12 +258,30 @@ def sarif(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
                         "rules": rules,
                     }
                 },
+                "invocations": [_invocation(report, options)],
                 "columnKind": "unicodeCodePoints",
                 "results": results,
             }
         ],
     }
     out.write(json_text(json.dumps(document, ensure_ascii=False, indent=2)) + "\n")
+
+
+def _invocation(report: Report, options: Options) -> dict[str, object]:
+    """The SARIF invocation: whether the run could do its work (issues found are a success), why not if not."""
+    given = options.invocation
+    if given is None:
+        return {"executionSuccessful": True}
+    found: dict[str, object] = {
+        "executionSuccessful": given.successful,
+        "exitCode": given.exit_code,
+        "arguments": [printable(argument) for argument in given.arguments],
+    }
+    if given.notes:
+        found["toolExecutionNotifications"] = [
+            {"level": "error", "message": {"text": printable(note)}} for note in given.notes
+        ]
+    return found
 
 
 def _uri(file: str | None, base: Path | None) -> str:

@@ -225,6 +225,10 @@ def _report_options(command: argparse.ArgumentParser) -> None:
         default="text",
         help=", ".join(f"{name} {format_.purpose}" for name, format_ in _reporters.REPORTERS.items()),
     )
+    command.add_argument(
+        "--output", dest="outputs", action="append", type=_output, default=[], metavar="FORMAT:FILE",
+        help="also write the report in FORMAT to FILE (repeatable), atomically, at the end of the one run",
+    )  # fmt: skip
     command.add_argument("--strict", action="store_true", help="treat warnings as errors (info never fails)")
     command.add_argument(
         "--no-context", action="store_true", help="text format: do not show the source line under each issue"
@@ -255,6 +259,23 @@ def _path_or_url(text: str) -> Path | str:
     return text if "://" in text else Path(text)
 
 
+@attrs.frozen
+class Output:
+    """A ``--output FORMAT:FILE``: a report written to a file besides the one on standard output."""
+
+    format: str
+    path: Path
+
+
+def _output(text: str) -> Output:
+    format_, colon, file = text.partition(":")
+    if not colon or not file or format_ not in _reporters.REPORTERS:
+        raise argparse.ArgumentTypeError(
+            f"expected FORMAT:FILE with FORMAT one of {', '.join(_reporters.REPORTERS)}, got {text!r}"
+        )
+    return Output(format_, Path(file))
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -283,6 +304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(stream, io.TextIOWrapper):  # never fail on a character the terminal cannot show
             stream.reconfigure(errors="backslashreplace")
     arguments = _parser().parse_args(argv)
+    arguments.argv = tuple(sys.argv[1:] if argv is None else argv)
     try:
         with (
             _stopping_on_signals(),
@@ -308,6 +330,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("agentbeats-spec: interrupted", file=sys.stderr)
         return 128 + (error.signum if isinstance(error, Stopped) else signal.SIGINT)
     except CheckFailed as error:  # a bug met on one file: name it, so that it can be reported with the file
+        with contextlib.suppress(Exception):  # the outputs say the run failed, if they can
+            _write_outputs(Report((), 0), arguments, EXIT_INTERNAL, (f"internal error while checking {error.file}",))
         print(
             f"agentbeats-spec: internal error while checking {shown(error.file)} ({shown(error.detail)}); please "
             "report it with the command line and, if you can, that file",
@@ -315,6 +339,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_INTERNAL
     except Exception as error:  # a bug: say so in one line, never with a traceback
+        with contextlib.suppress(Exception):  # the outputs say the run failed, if they can
+            _write_outputs(Report((), 0), arguments, EXIT_INTERNAL, (f"internal error ({type(error).__name__})",))
         print(
             f"agentbeats-spec: internal error ({type(error).__name__}: {shown(error)}); please report it with the "
             "command line and, if you can, the file that caused it",
@@ -388,18 +414,29 @@ def _missing(paths: Sequence[Path]) -> bool:
     return bool(missing)
 
 
+def _ended(arguments: argparse.Namespace, note: str) -> int:
+    """A run that could not check what it was given (exit 2): said on stderr, and recorded by the --output files
+    (a SARIF log with a failed invocation), so that a CI step that uploads them finds them."""
+    print(f"agentbeats-spec: error: {shown(note)}", file=sys.stderr)
+    _write_outputs(Report((), 0), arguments, EXIT_USAGE, (note,))
+    return EXIT_USAGE
+
+
+def _missing_paths(arguments: argparse.Namespace, paths: Sequence[Path]) -> int | None:
+    """Exit 2 (with the --output files) when a path is missing, else None."""
+    missing = [str(path) for path in paths if not path.exists() and not path.is_symlink()]
+    return _ended(arguments, f"no such file or folder: {', '.join(missing)}") if missing else None
+
+
 def _validate(arguments: argparse.Namespace) -> int:
     if arguments.dask is not None:
         return _validate_on_dask(arguments)
     urls = [path for path in arguments.paths if isinstance(path, str)]
     if urls:
-        print(
-            f"agentbeats-spec: error: reading {shown(urls[0])} needs --dask (a URL is read through fsspec)",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
-    if _missing(arguments.paths):
-        return EXIT_USAGE
+        return _ended(arguments, f"reading {urls[0]} needs --dask (a URL is read through fsspec)")
+    missing = _missing_paths(arguments, arguments.paths)
+    if missing is not None:
+        return missing
     kind = get_kind(arguments.kind) if arguments.kind else None
     progress = Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
     settings = current().with_allow(_allow_list(None) if arguments.secrets else None)
@@ -416,21 +453,24 @@ def _validate(arguments: argparse.Namespace) -> int:
         )
     if progress is not None:
         progress.close()
-    return _nothing_found(report, arguments, _report(report, arguments))
+    return _report(report, arguments, *_nothing_found(report, arguments))
 
 
-def _nothing_found(report: Report, arguments: argparse.Namespace, status: int) -> int:
-    """Exit 2 where a named folder held no artifact at all (nothing checked is not a pass), unless allowed."""
+def _nothing_found(report: Report, arguments: argparse.Namespace) -> tuple[int | None, tuple[str, ...]]:
+    """Exit 2 where a named folder held no artifact at all (nothing checked is not a pass), unless allowed; and
+    why, for the --output files."""
     if not report.empty or arguments.allow_empty:
-        return status
-    for folder in report.empty:
-        print(f"agentbeats-spec: error: no artifact found under {shown(folder)} (see --allow-empty)", file=sys.stderr)
-    return EXIT_USAGE
+        return None, ()
+    notes = tuple(f"no artifact found under {folder} (see --allow-empty)" for folder in report.empty)
+    for note in notes:
+        print(f"agentbeats-spec: error: {shown(note)}", file=sys.stderr)
+    return EXIT_USAGE, notes
 
 
 def _validate_on_dask(arguments: argparse.Namespace) -> int:
-    if _missing([path for path in arguments.paths if isinstance(path, Path)]):
-        return EXIT_USAGE
+    missing = _missing_paths(arguments, [path for path in arguments.paths if isinstance(path, Path)])
+    if missing is not None:
+        return missing
     from .distributed import check_on_cluster  # lazy: it imports dask, an optional dependency
 
     show = arguments.format == "text" and sys.stderr.isatty()
@@ -440,7 +480,7 @@ def _validate_on_dask(arguments: argparse.Namespace) -> int:
             arguments.dask, [str(path) for path in arguments.paths], arguments.kind, workers=arguments.jobs,
             follow_symlinks=arguments.follow_symlinks, progress=show,
         )  # fmt: skip
-    return _nothing_found(report, arguments, _report(report, arguments))
+    return _report(report, arguments, *_nothing_found(report, arguments))
 
 
 def _verdict_cache(arguments: argparse.Namespace, settings: Settings) -> VerdictCache | None:
@@ -460,8 +500,9 @@ def _verdict_cache(arguments: argparse.Namespace, settings: Settings) -> Verdict
 
 
 def _scan(arguments: argparse.Namespace) -> int:
-    if _missing(arguments.paths):
-        return EXIT_USAGE
+    missing = _missing_paths(arguments, arguments.paths)
+    if missing is not None:
+        return missing
     from .credentials import _baseline  # lazy: only scan needs it (start-up time of the other commands)
 
     path: Path | None = arguments.baseline
@@ -502,13 +543,44 @@ def _allow_list(path: Path | None) -> AllowList:
         raise SpecError(f"cannot read the allow-list {shown(named)}: {error}") from None
 
 
-def _report(report: Report, arguments: argparse.Namespace) -> int:
-    """Print the report in the format asked for; the exit code says whether it fails the check."""
-    options = _reporters.Options(
-        strict=arguments.strict, context=not arguments.no_context, show_info=arguments.show_info
+def _report(
+    report: Report, arguments: argparse.Namespace, status: int | None = None, notes: tuple[str, ...] = ()
+) -> int:
+    """Write the --output files, then print the report in the format asked for; the exit code says whether it
+    fails the check (``status``: the run ended otherwise, for the reason in ``notes``)."""
+    if status is None:
+        status = EXIT_INVALID if report.fails(arguments.strict) else EXIT_VALID
+    _write_outputs(report, arguments, status, notes)
+    _reporters.REPORTERS[arguments.format].write(report, sys.stdout, _options(arguments, status, notes))
+    return status
+
+
+def _options(arguments: argparse.Namespace, status: int, notes: tuple[str, ...]) -> _reporters.Options:
+    invocation = _reporters.Invocation(arguments.argv, status, status in (EXIT_VALID, EXIT_INVALID), notes)
+    return _reporters.Options(
+        strict=arguments.strict,
+        context=not arguments.no_context,
+        show_info=arguments.show_info,
+        invocation=invocation,
     )
-    _reporters.REPORTERS[arguments.format].write(report, sys.stdout, options)
-    return EXIT_INVALID if report.fails(arguments.strict) else EXIT_VALID
+
+
+def _write_outputs(report: Report, arguments: argparse.Namespace, status: int, notes: tuple[str, ...]) -> None:
+    """Each ``--output FORMAT:FILE`` of the run, every one formatted first and then written atomically: a file
+    is the whole report or what it held before."""
+    outputs: list[Output] = getattr(arguments, "outputs", [])
+    if not outputs:
+        return
+    from .writing import _atomic  # lazy: only the commands that write need it (start-up time)
+
+    options = _options(arguments, status, notes)
+    written = []
+    for output in outputs:
+        buffer = io.StringIO()
+        _reporters.REPORTERS[output.format].write(report, buffer, options)
+        written.append((output.path, buffer.getvalue().encode("utf-8", "backslashreplace")))
+    for path, content in written:
+        _atomic.write_atomic(path, content)
 
 
 def _redact(arguments: argparse.Namespace) -> int:
@@ -549,8 +621,7 @@ def _redact(arguments: argparse.Namespace) -> int:
 def _check_l1(arguments: argparse.Namespace) -> int:
     repository: Path = arguments.repository
     if not repository.is_dir():
-        print(f"agentbeats-spec: error: no such folder: {shown(repository)}", file=sys.stderr)
-        return EXIT_USAGE
+        return _ended(arguments, f"no such folder: {repository}")
     report = check_repository(repository)
     if arguments.format == "text":  # the summary per check is for people; the other formats are validate's
         from .layouts import abv3  # lazy: only check-l1 maps issues to L1 checks (start-up time)
