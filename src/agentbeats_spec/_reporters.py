@@ -36,7 +36,9 @@ class Options:
 
     ``strict``: a warning fails the check too; ``context`` (text): the source line under each issue; ``show_info``
     (text): info too; ``base`` (SARIF): the folder file URIs are relative to (None: the working folder);
-    ``invocation`` (SARIF): how the run ended (None: a run that ended as its issues say, as the API's).
+    ``invocation`` (SARIF): how the run ended (None: a run that ended as its issues say, as the API's);
+    ``link_base`` (Markdown): the URL that a file's path below the working folder is appended to, to link an issue
+    to its line (``https://github.com/OWNER/REPO/blob/SHA``); None: no links.
     """
 
     strict: bool = False
@@ -44,6 +46,7 @@ class Options:
     show_info: bool = False
     base: Path | None = None
     invocation: Invocation | None = None
+    link_base: str | None = None
 
 
 @attrs.frozen
@@ -301,6 +304,125 @@ def _uri(file: str | None, base: Path | None) -> str:
     return quote_uri(os.fsencode(relative.as_posix()))
 
 
+def junit(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
+    """JUnit XML, as GitLab, Jenkins and Azure read it: one test suite, a test case per file with issues (a failure
+    per error, and per warning when strict; the rest in its ``system-out``), and one passing test case for the
+    checked files that had none."""
+    files: dict[str, list[Issue]] = {}
+    for issue in report.issues:
+        files.setdefault(issue.file or "", []).append(issue)
+    failing = {"error", "warning"} if options.strict else {"error"}
+    cases: list[str] = []
+    failed = 0
+    for file, issues in files.items():
+        name = _xml_attribute(file or "(the run)")
+        body = [
+            f"      <failure type={_xml_attribute(issue.code)} message={_xml_attribute(issue.message)}>"
+            f"{_xml_text(str(issue))}</failure>\n"
+            for issue in issues
+            if issue.severity in failing
+        ]
+        others = [str(issue) for issue in issues if issue.severity not in failing]
+        if others:
+            body.append(f"      <system-out>{_xml_text(chr(10).join(others))}</system-out>\n")
+        failed += any(issue.severity in failing for issue in issues)
+        opening = f'    <testcase classname="agentbeats-spec" name={name}'
+        cases.append(f"{opening}>\n{''.join(body)}    </testcase>\n" if body else f"{opening}/>\n")
+    clean = report.checked - sum(1 for file in files if file)
+    if clean > 0:
+        cases.append(f'    <testcase classname="agentbeats-spec" name="{clean} other file(s) checked, no issue"/>\n')
+    counts = f'tests="{len(cases)}" failures="{failed}" errors="0"'
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+    out.write(f'<testsuites name="agentbeats-spec" {counts}>\n')
+    out.write(f'  <testsuite name="agentbeats-spec" {counts} skipped="0">\n')
+    out.writelines(cases)
+    out.write("  </testsuite>\n</testsuites>\n")
+
+
+def _xml_text(text: str) -> str:
+    """Text as XML 1.0 may hold it: controls and names that are not UTF-8 escaped (XML has no form for them)."""
+    shown = printable(text.replace("\n", "\x00"), controls=True).replace("\\x00", "\n")
+    return shown.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _xml_attribute(text: str) -> str:
+    return '"' + _xml_text(text).replace('"', "&quot;").replace("\n", "&#10;") + '"'
+
+
+MARKDOWN_ISSUES = 50  # a job summary is read by people: the first issues, and the counts of all
+
+
+def markdown(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
+    """A job summary: the verdict, the files per kind, the issues per code, and the first issues (errors first)
+    linked to their lines when ``options.link_base`` is given."""
+    errors, warnings, notes = _counts(report)
+    verdict = "invalid" if report.fails(options.strict) else "valid"
+    out.write(f"### agentbeats-spec: {verdict}\n\n")
+    skipped = f", {report.skipped} other file(s) skipped" if report.skipped else ""
+    out.write(f"{report.checked} file(s) checked{skipped}; {errors} error(s), {warnings} warning(s), {notes} info\n")
+    if report.kinds:
+        out.write("\n| kind | files |\n| --- | ---: |\n")
+        out.writelines(f"| {_markdown(kind)} | {count} |\n" for kind, count in report.kinds)
+    if report.issues:
+        codes = Counter((issue.code, issue.severity) for issue in report.issues)
+        out.write("\n| code | severity | issues |\n| --- | --- | ---: |\n")
+        out.writelines(
+            f"| [`{code}`]({code_url(code)}) | {severity} | {count} |\n"
+            for (code, severity), count in sorted(codes.items())
+        )
+        rank = {"error": 0, "warning": 1, "info": 2}
+        first = sorted(report.issues, key=lambda issue: rank[issue.severity])[:MARKDOWN_ISSUES]
+        more = len(report.issues) - len(first)
+        out.write(f"\n#### The first {len(first)} issue(s)\n\n" if more else "\n#### Issues\n\n")
+        for issue in first:
+            where = _markdown(_place(issue))
+            link = _link(issue, options.link_base)
+            place = f"[{where}]({link})" if link else where
+            pointer = f" (at `{_markdown_code(issue.pointer)}`)" if issue.pointer else ""
+            out.write(f"- **{issue.severity}** `{issue.code}` {place}: {_markdown(issue.message)}{pointer}\n")
+        if more:
+            out.write(f"\n… and {more} more: see the annotations or the SARIF log.\n")
+
+
+# The one place the project's address is stated (SARIF's informationUri, every code's helpUri); docs/codes.md
+# gives each code's row the code itself as its anchor (tools/catalog.py), so that these links stay stable.
+PROJECT_URL = "https://github.com/agentbeats/agentbeats-spec"
+CODES_URL = f"{PROJECT_URL}/blob/main/docs/codes.md"
+
+
+def code_url(code: str) -> str:
+    """Where a code is explained: its row of docs/codes.md."""
+    return f"{CODES_URL}#{code}"
+
+
+def _place(issue: Issue) -> str:
+    file = issue.file or "(the run)"
+    return f"{file}:{issue.line}:{issue.column}" if issue.line is not None else file
+
+
+def _link(issue: Issue, base: str | None) -> str | None:
+    """The URL of an issue's line under ``base`` (None for a file outside the working folder)."""
+    if base is None or not issue.file:
+        return None
+    uri = _uri(issue.file, None)
+    if uri.startswith("file://"):
+        return None
+    return f"{base.rstrip('/')}/{uri}" + (f"#L{issue.line}" if issue.line is not None else "")
+
+
+_MARKDOWN_SPECIAL = str.maketrans({character: "\\" + character for character in "\\`*_[]<>|#~&!()"})
+
+
+def _markdown(text: str) -> str:
+    """Text shown as itself in Markdown (and in the HTML it becomes): escaped, and every markup character too."""
+    return printable(text, controls=True).translate(_MARKDOWN_SPECIAL)
+
+
+def _markdown_code(text: str) -> str:
+    """Text inside a code span: escaped, its backticks (which would end the span) replaced."""
+    return printable(text, controls=True).replace("`", "'")
+
+
 @attrs.frozen
 class Format:
     """An output format of ``--format``: its reporter, and what it is for (the option's help)."""
@@ -314,6 +436,8 @@ REPORTERS: dict[str, Format] = {
     "json": Format(json_report, "for programs"),
     "github": Format(github, "for workflow annotations"),
     "sarif": Format(sarif, "for code scanning"),
+    "junit": Format(junit, "for CI test reports (JUnit XML)"),
+    "markdown": Format(markdown, "for a job summary"),
 }
 
 

@@ -229,6 +229,11 @@ def _report_options(command: argparse.ArgumentParser) -> None:
         "--output", dest="outputs", action="append", type=_output, default=[], metavar="FORMAT:FILE",
         help="also write the report in FORMAT to FILE (repeatable), atomically, at the end of the one run",
     )  # fmt: skip
+    command.add_argument(
+        "--link-base", metavar="URL",
+        help="markdown format: link each issue to its line, at URL/PATH#LLINE for a file below the working folder "
+        "(on GitHub: $GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/$GITHUB_SHA)",
+    )  # fmt: skip
     command.add_argument("--strict", action="store_true", help="treat warnings as errors (info never fails)")
     command.add_argument(
         "--no-context", action="store_true", help="text format: do not show the source line under each issue"
@@ -562,6 +567,7 @@ def _options(arguments: argparse.Namespace, status: int, notes: tuple[str, ...])
         context=not arguments.no_context,
         show_info=arguments.show_info,
         invocation=invocation,
+        link_base=arguments.link_base,
     )
 
 
