@@ -67,7 +67,7 @@ Reporter = Callable[[Report, TextIO, Options], None]
 def text(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
     """One line per issue (info only with ``show_info``), then the verdict and the counts."""
     shown = [issue for issue in report.issues if options.show_info or issue.severity != "info"]
-    sources = _SourceLines()
+    sources = _SourceLines(_secret_lines(report))
     for issue in shown:
         out.write(issue.heading() + "\n")
         if options.context:
@@ -114,8 +114,6 @@ def _context(issue: Issue, sources: _SourceLines) -> Iterator[str]:
         yield f"    at {printable(issue.pointer, controls=True)}\n"
     if issue.file is None or issue.line is None or issue.column is None:
         return
-    if issue.code == "security.secret":
-        return  # the source line would show the secret the message masks
     line = sources.line(issue.file, issue.line)
     if line is None:
         return
@@ -137,13 +135,16 @@ class _SourceLines:
     """Source lines of one file at a time, read forward through the one opener: issues come sorted by file and
     line, so a file's lines are read once for all its issues (a thousand issues on one long line read it once)."""
 
-    def __init__(self) -> None:
+    def __init__(self, hidden: frozenset[tuple[str, int]] = frozenset()) -> None:
+        self.hidden = hidden  # lines never shown: they hold a secret that the messages mask
         self.file: str | None = None
         self.stream: TextIO | None = None
         self.number = 0
         self.last: str | None = None
 
     def line(self, file: str, number: int) -> str | None:
+        if (file, number) in self.hidden:
+            return None
         if file != self.file or number < self.number or self.stream is None:
             self.close()
             self.file = file
@@ -171,6 +172,15 @@ class _SourceLines:
         if self.stream is not None:
             self.stream.close()
         self.file, self.stream, self.number, self.last = None, None, 0, None
+
+
+def _secret_lines(report: Report) -> frozenset[tuple[str, int]]:
+    """The lines that hold a secret found by the scan: no issue shows them, whatever its code."""
+    return frozenset(
+        (issue.file, issue.line)
+        for issue in report.issues
+        if issue.code == "security.secret" and issue.file is not None and issue.line is not None
+    )
 
 
 def json_report(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
@@ -223,20 +233,13 @@ def sarif(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
     """SARIF 2.1.0: one run, a rule per code, results with their region (columns count code points)."""
     codes = sorted({issue.code for issue in report.issues})
     index = {code: position for position, code in enumerate(codes)}
-    rules = [
-        {
-            "id": code,
-            "name": "".join(part.capitalize() for part in code.replace(".", "-").split("-")),
-            "shortDescription": {"text": CODES[code].meaning},
-            "defaultConfiguration": {"level": _SARIF_LEVELS[CODES[code].severity]},
-        }
-        for code in codes
-    ]
+    rules = [_sarif_rule(code) for code in codes]
     results = []
+    sources = _SourceLines(_secret_lines(report))
     for issue in report.issues:
         physical: dict[str, object] = {"artifactLocation": {"uri": _uri(issue.file, options.base)}}
         if issue.line is not None:
-            physical["region"] = {"startLine": issue.line, "startColumn": issue.column}
+            physical.update(_regions(issue, sources))
         location: dict[str, object] = {"physicalLocation": physical}
         if issue.pointer:
             location["logicalLocations"] = [{"fullyQualifiedName": printable(issue.pointer), "kind": "member"}]
@@ -249,6 +252,7 @@ def sarif(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
                 "locations": [location],
             }
         )
+    sources.close()
     document = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -258,6 +262,8 @@ def sarif(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
                     "driver": {
                         "name": "agentbeats-spec",
                         "version": __version__,
+                        "semanticVersion": __version__,
+                        "informationUri": PROJECT_URL,
                         "rules": rules,
                     }
                 },
@@ -268,6 +274,51 @@ def sarif(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
         ],
     }
     out.write(json_text(json.dumps(document, ensure_ascii=False, indent=2)) + "\n")
+
+
+def _sarif_rule(code: str) -> dict[str, object]:
+    """A code as a SARIF rule: its meaning, the severities it is reported at, and where it is explained."""
+    entry = CODES[code]
+    severities = f"{entry.severity}; {entry.when}" if entry.also else entry.severity
+    full = f"{entry.meaning} Reported as: {severities}."
+    return {
+        "id": code,
+        "name": "".join(part.capitalize() for part in code.replace(".", "-").split("-")),
+        "shortDescription": {"text": entry.meaning},
+        "fullDescription": {"text": full},
+        "help": {
+            "text": f"{full} See {code_url(code)}",
+            "markdown": f"{full} See [`{code}` in docs/codes.md]({code_url(code)}).",
+        },
+        "helpUri": code_url(code),
+        "defaultConfiguration": {"level": _SARIF_LEVELS[entry.severity]},
+    }
+
+
+def _regions(issue: Issue, sources: _SourceLines) -> dict[str, object]:
+    """The issue's SARIF region (from its column to the end of its line), with the text it covers as a snippet,
+    and the whole line as its context region; no snippet of a line that holds a secret. A line longer
+    than ``SNIPPET_WIDTH`` is cut: a one-line document is not copied whole."""
+    region: dict[str, object] = {"startLine": issue.line, "startColumn": issue.column}
+    if issue.file is None or issue.line is None or issue.column is None:
+        return {"region": region}
+    line = sources.line(issue.file, issue.line)
+    if line is None:
+        return {"region": region}
+    region["endColumn"] = max(len(line), issue.column) + 1
+    region["snippet"] = {"text": printable(line[issue.column - 1 : issue.column - 1 + SNIPPET_WIDTH])}
+    if issue.column == 1 or len(line) > SNIPPET_WIDTH:
+        return {"region": region}
+    context = {
+        "startLine": issue.line,
+        "startColumn": 1,
+        "endColumn": len(line) + 1,
+        "snippet": {"text": printable(line)},
+    }
+    return {"region": region, "contextRegion": context}
+
+
+SNIPPET_WIDTH = 400  # code points of a line shown as a SARIF snippet: a one-line document is not copied whole
 
 
 def _invocation(report: Report, options: Options) -> dict[str, object]:

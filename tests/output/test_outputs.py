@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft4Validator
 
-from agentbeats_spec._reporters import REPORTERS
+from agentbeats_spec._reporters import REPORTERS, SNIPPET_WIDTH, code_url
 from agentbeats_spec.cli import main
 
 from ..conftest import FIXTURES, ROOT
@@ -132,3 +132,71 @@ def test_scan_and_check_l1_take_outputs_too(tmp_path: Path, capsys: pytest.Captu
     assert main(["check-l1", str(tmp_path / "nowhere"), "--output", f"sarif:{tmp_path / 'l1.sarif'}"]) == 2
     (invocation,) = json.loads((tmp_path / "l1.sarif").read_text(encoding="utf-8"))["runs"][0]["invocations"]
     assert invocation["executionSuccessful"] is False
+
+
+@pytest.fixture
+def at_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # file URIs relative to the working folder, as in a CI checkout
+
+
+def sarif_of(tmp_path: Path, *argv: str) -> Path:
+    log = tmp_path / "log.sarif"
+    main(["validate", "--format", "json", "--output", f"sarif:{log}", *argv])
+    return log
+
+
+def test_every_rule_is_described_and_documented(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = sarif_of(tmp_path, str(FIXTURES / "invalid"))
+    driver = json.loads(log.read_text(encoding="utf-8"))["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"].startswith("https://")
+    codes_doc = (ROOT / "docs" / "codes.md").read_text(encoding="utf-8")
+    for rule in driver["rules"]:
+        assert rule["helpUri"] == code_url(rule["id"]) and rule["helpUri"].endswith(f"docs/codes.md#{rule['id']}")
+        assert f'<a id="{rule["id"]}"></a>' in codes_doc  # the anchor the link names
+        assert rule["fullDescription"]["text"].startswith(rule["shortDescription"]["text"] + " Reported as: ")
+        assert rule["help"]["text"] and f"]({rule['helpUri']})" in rule["help"]["markdown"]
+
+
+def test_each_region_has_its_snippet_and_its_line_as_context(
+    tmp_path: Path, at_root: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = sarif_of(tmp_path, "fixtures/invalid/abv3-results/results.json")
+    results = json.loads(log.read_text(encoding="utf-8"))["runs"][0]["results"]
+    located = {result["ruleId"]: result["locations"][0]["physicalLocation"] for result in results}
+    assert located["schema.minimum"]["region"] == {
+        "startLine": 2, "startColumn": 12, "endColumn": 15, "snippet": {"text": "-1,"},
+    }  # fmt: skip
+    assert located["schema.minimum"]["contextRegion"] == {
+        "startLine": 2, "startColumn": 1, "endColumn": 15, "snippet": {"text": '  "count": -1,'},
+    }  # fmt: skip
+    # At the first column the region is the whole line: no context region around it.
+    assert "contextRegion" not in located["rule.main-metric"]
+    assert located["rule.main-metric"]["region"]["snippet"] == {"text": "{"}
+
+
+def test_a_secret_has_no_snippet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    (tmp_path / "results.json").write_text(json.dumps({"note": token}))
+    log = sarif_of(tmp_path, "--secrets", "--kind", "abv3-results", str(tmp_path / "results.json"))
+    assert token not in log.read_text(encoding="utf-8")
+    results = json.loads(log.read_text(encoding="utf-8"))["runs"][0]["results"]
+    secret = next(result for result in results if result["ruleId"] == "security.secret")
+    assert "snippet" not in secret["locations"][0]["physicalLocation"]["region"]
+    # Nor does any format show the line that holds it, under this issue or another one of the same line.
+    outputs = [f"--output={name}:{tmp_path / name}" for name in REPORTERS]
+    main(["validate", "--secrets", "--kind", "abv3-results", str(tmp_path / "results.json"), *outputs])
+    assert token not in capsys.readouterr().out
+    for name in REPORTERS:
+        assert token not in (tmp_path / name).read_text(encoding="utf-8"), name
+
+
+def test_a_long_line_is_cut_in_its_snippet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "results.json"
+    path.write_text('{"note": "' + "x" * 5000 + '", "count": -1}')
+    log = sarif_of(tmp_path, "--kind", "abv3-results", str(path))
+    results = json.loads(log.read_text(encoding="utf-8"))["runs"][0]["results"]
+    region = next(r for r in results if r["ruleId"] == "schema.minimum")["locations"][0]["physicalLocation"]
+    assert region["region"]["snippet"] == {"text": "-1}"} and "contextRegion" not in region
+    assert all(
+        len(r["locations"][0]["physicalLocation"]["region"]["snippet"]["text"]) <= SNIPPET_WIDTH for r in results
+    )
