@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from . import _reporters
+from . import _config, _reporters
 from ._api import kinds, schema
 from ._issues import InvalidDocument, SpecError
 from ._progress import Progress
@@ -235,6 +235,26 @@ def _report_options(command: argparse.ArgumentParser) -> None:
         "(on GitHub: $GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/$GITHUB_SHA)",
     )  # fmt: skip
     command.add_argument("--strict", action="store_true", help="treat warnings as errors (info never fails)")
+    configuration = command.add_mutually_exclusive_group()
+    configuration.add_argument(
+        "--config", type=Path, metavar="FILE",
+        help="the configuration file (.agentbeats-spec.toml, or a pyproject.toml with [tool.agentbeats-spec]); "
+        "default: the nearest one from the working folder up",
+    )  # fmt: skip
+    configuration.add_argument("--no-config", action="store_true", help="read no configuration file")
+    command.add_argument(
+        "--exclude", action="append", default=[], metavar="GLOB",
+        help="leave out files and folders matching GLOB (repeatable; added to the configuration's)",
+    )  # fmt: skip
+    command.add_argument(
+        "--select", type=_selectors, metavar="CODES",
+        help="report only these codes or families, comma-separated (schema,rule.main-metric); replaces the "
+        "configuration's",
+    )  # fmt: skip
+    command.add_argument(
+        "--ignore", type=_selectors, action="extend", default=[], metavar="CODES",
+        help="do not report these codes or families, comma-separated (added to the configuration's)",
+    )  # fmt: skip
     command.add_argument(
         "--no-context", action="store_true", help="text format: do not show the source line under each issue"
     )
@@ -245,17 +265,17 @@ def _report_options(command: argparse.ArgumentParser) -> None:
 
 
 def _limit_options(command: argparse.ArgumentParser) -> None:
-    defaults = Limits()
+    defaults = Limits()  # None where not given: then the configuration's, else these
     group = command.add_argument_group("limits")
     group.add_argument(
-        "--max-file-size", type=_size, default=defaults.max_file_size, metavar="BYTES",
+        "--max-file-size", type=_size, metavar="BYTES",
         help="larger files are not read (default: 4G; suffixes K, M, G)",
     )  # fmt: skip
-    group.add_argument("--max-depth", type=_positive, default=defaults.max_depth, metavar="N",
+    group.add_argument("--max-depth", type=_positive, metavar="N",
                        help=f"deepest nesting read (default: {defaults.max_depth})")  # fmt: skip
-    group.add_argument("--max-issues", type=_positive, default=defaults.max_issues, metavar="N",
+    group.add_argument("--max-issues", type=_positive, metavar="N",
                        help=f"issues shown per file, the rest counted (default: {defaults.max_issues})")  # fmt: skip
-    group.add_argument("--max-shown", type=_positive, default=defaults.shown_length, metavar="N",
+    group.add_argument("--max-shown", type=_positive, metavar="N",
                        help=f"characters of a value shown in a message (default: {defaults.shown_length})")  # fmt: skip
 
 
@@ -297,8 +317,31 @@ def _size(text: str) -> int:
     return _positive(text[:-1] if scale != 1 else text) * scale
 
 
+def _selectors(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
 def _limits(arguments: argparse.Namespace) -> Limits:
-    return Limits(arguments.max_file_size, arguments.max_depth, arguments.max_issues, arguments.max_shown)
+    """The command line's limits, then the configuration's, then the defaults."""
+    given = {
+        "max_file_size": arguments.max_file_size,
+        "max_depth": arguments.max_depth,
+        "max_issues": arguments.max_issues,
+        "shown_length": arguments.max_shown,
+    }
+    config: _config.Config = getattr(arguments, "configuration", _config.Config())
+    return config.applied_to(Limits(), given)
+
+
+def _configure(arguments: argparse.Namespace) -> None:
+    """Read the configuration of a command that reports issues (validate, scan, check-l1): a problem in it is a
+    usage error, found before anything is checked."""
+    if not hasattr(arguments, "outputs"):
+        return
+    config = _config.load(arguments.config, search=not arguments.no_config)
+    config = config.with_command_line(arguments.exclude, arguments.select, arguments.ignore)
+    arguments.configuration = config
+    arguments.strict = arguments.strict or config.strict
 
 
 EXIT_BROKEN_PIPE = 128 + 13  # what a shell shows for a program ended by SIGPIPE, as `yes | head` is
@@ -311,6 +354,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     arguments.argv = tuple(sys.argv[1:] if argv is None else argv)
     try:
+        _configure(arguments)
         with (
             _stopping_on_signals(),
             applied(current().with_limits(_limits(arguments) if hasattr(arguments, "max_depth") else None)),
@@ -442,6 +486,7 @@ def _validate(arguments: argparse.Namespace) -> int:
     missing = _missing_paths(arguments, arguments.paths)
     if missing is not None:
         return missing
+    arguments.paths = [path for path in arguments.paths if not arguments.configuration.excluded(path)]
     kind = get_kind(arguments.kind) if arguments.kind else None
     progress = Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
     settings = current().with_allow(_allow_list(None) if arguments.secrets else None)
@@ -508,6 +553,7 @@ def _scan(arguments: argparse.Namespace) -> int:
     missing = _missing_paths(arguments, arguments.paths)
     if missing is not None:
         return missing
+    arguments.paths = [path for path in arguments.paths if not arguments.configuration.excluded(path)]
     from .credentials import _baseline  # lazy: only scan needs it (start-up time of the other commands)
 
     path: Path | None = arguments.baseline
@@ -553,6 +599,7 @@ def _report(
 ) -> int:
     """Write the --output files, then print the report in the format asked for; the exit code says whether it
     fails the check (``status``: the run ended otherwise, for the reason in ``notes``)."""
+    report = arguments.configuration.filtered(report)
     if status is None:
         status = EXIT_INVALID if report.fails(arguments.strict) else EXIT_VALID
     _write_outputs(report, arguments, status, notes)
