@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from . import _config, _reporters
+from . import _config, _known, _reporters
 from ._api import kinds, schema
 from ._issues import InvalidDocument, SpecError
 from ._progress import Progress
@@ -98,6 +98,14 @@ def _parser() -> argparse.ArgumentParser:
         "(default: the user's cache folder)",
     )  # fmt: skip
     cache.add_argument("--no-cache", action="store_true", help="check every task folder again and keep nothing")
+    validate.add_argument(
+        "--baseline", dest="issue_baseline", type=Path, metavar="FILE",
+        help="report only the issues this baseline does not hold (written by --write-baseline); says how many it held",
+    )  # fmt: skip
+    validate.add_argument(
+        "--write-baseline", type=Path, metavar="FILE",
+        help="write every issue reported to FILE as the baseline of known issues (fingerprints that survive line moves)",
+    )  # fmt: skip
     _report_options(validate)
     _limit_options(validate)
 
@@ -342,6 +350,8 @@ def _configure(arguments: argparse.Namespace) -> None:
     config = config.with_command_line(arguments.exclude, arguments.select, arguments.ignore)
     arguments.configuration = config
     arguments.strict = arguments.strict or config.strict
+    baseline: Path | None = getattr(arguments, "issue_baseline", None)
+    arguments.known = _known.read(baseline) if baseline is not None else None
 
 
 EXIT_BROKEN_PIPE = 128 + 13  # what a shell shows for a program ended by SIGPIPE, as `yes | head` is
@@ -601,10 +611,30 @@ def _report(
     fails the check (``status``: the run ended otherwise, for the reason in ``notes``)."""
     report = arguments.configuration.filtered(report)
     if status is None:
+        report = _baselined(report, arguments)
+    if status is None:
         status = EXIT_INVALID if report.fails(arguments.strict) else EXIT_VALID
     _write_outputs(report, arguments, status, notes)
     _reporters.REPORTERS[arguments.format].write(report, sys.stdout, _options(arguments, status, notes))
     return status
+
+
+def _baselined(report: Report, arguments: argparse.Namespace) -> Report:
+    """Write the baseline asked for (every issue), then leave out the issues the given baseline knows."""
+    target: Path | None = getattr(arguments, "write_baseline", None)
+    if target is not None:
+        from .writing import _atomic  # lazy: only the commands that write need it (start-up time)
+
+        _atomic.write_atomic(target, _known.written(report.issues, target))
+        print(
+            f"agentbeats-spec: {len(report.issues)} issue(s) written to the baseline {shown(target)}", file=sys.stderr
+        )
+    known: _known.Known | None = getattr(arguments, "known", None)
+    if known is None:
+        return report
+    report, count = known.unknown(report)
+    print(f"agentbeats-spec: {count} known issue(s) of the baseline {shown(known.path)} not reported", file=sys.stderr)
+    return report
 
 
 def _options(arguments: argparse.Namespace, status: int, notes: tuple[str, ...]) -> _reporters.Options:
