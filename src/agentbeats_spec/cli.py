@@ -104,7 +104,7 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     validate.add_argument(
         "--write-baseline", type=Path, metavar="FILE",
-        help="write every issue reported to FILE as the baseline of known issues (fingerprints that survive line moves)",
+        help="write every issue reported to FILE as the baseline of known issues (fingerprints survive line moves)",
     )  # fmt: skip
     _report_options(validate)
     _limit_options(validate)
