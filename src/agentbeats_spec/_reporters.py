@@ -37,8 +37,9 @@ class Options:
     ``strict``: a warning fails the check too; ``context`` (text): the source line under each issue; ``show_info``
     (text): info too; ``base`` (SARIF): the folder file URIs are relative to (None: the working folder);
     ``invocation`` (SARIF): how the run ended (None: a run that ended as its issues say, as the API's);
-    ``link_base`` (Markdown): the URL that a file's path below the working folder is appended to, to link an issue
-    to its line (``https://github.com/OWNER/REPO/blob/SHA``); None: no links.
+    ``quiet`` (text): only the summary, nothing when the report passes; ``color`` (text): ANSI colours for the
+    severities, codes and verdict; ``link_base`` (Markdown): the URL that a file's path below the working folder
+    is appended to, to link an issue to its line (``https://github.com/OWNER/REPO/blob/SHA``); None: no links.
     """
 
     strict: bool = False
@@ -47,6 +48,8 @@ class Options:
     base: Path | None = None
     invocation: Invocation | None = None
     link_base: str | None = None
+    quiet: bool = False
+    color: bool = False
 
 
 @attrs.frozen
@@ -67,14 +70,18 @@ Reporter = Callable[[Report, TextIO, Options], None]
 def text(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
     """One line per issue (info only with ``show_info``), then the verdict and the counts."""
     shown = [issue for issue in report.issues if options.show_info or issue.severity != "info"]
+    fails = report.fails(options.strict)
+    if options.quiet and not fails:
+        return
+    paint = _paint if options.color else _plain
     sources = _SourceLines(_secret_lines(report))
-    for issue in shown:
-        out.write(issue.heading() + "\n")
+    for issue in [] if options.quiet else shown:
+        out.write(_colored_heading(issue) + "\n" if options.color else issue.heading() + "\n")
         if options.context:
             out.writelines(_context(issue, sources))
     sources.close()
     errors, warnings, notes = _counts(report)
-    verdict = "invalid" if report.fails(options.strict) else "valid"
+    verdict = paint("invalid", _COLORS["error"]) if fails else paint("valid", _COLORS["valid"])
     skipped = f", {report.skipped} other file(s) skipped" if report.skipped else ""
     hidden = " (shown with --show-info)" if notes and not options.show_info else ""
     info = f", {notes} info{hidden}" if notes else ""
@@ -84,6 +91,29 @@ def text(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
     if shown:
         codes = Counter(issue.code for issue in shown)
         out.write("  issues: " + ", ".join(f"{code} {count}" for code, count in sorted(codes.items())) + "\n")
+
+
+_COLORS = {"error": "1;31", "warning": "33", "info": "36", "code": "1", "valid": "32"}
+
+
+def _paint(text: str, color: str) -> str:
+    return f"\x1b[{color}m{text}\x1b[0m"
+
+
+def _plain(text: str, color: str) -> str:
+    return text
+
+
+def _colored_heading(issue: Issue) -> str:
+    """The issue's line with its severity and code coloured (the rest is escaped as ever: no colour of a file)."""
+    heading = issue.heading()
+    middle = f": {issue.severity} {issue.code} "
+    where = heading.find(middle)
+    if where < 0:
+        return heading
+    severity = _paint(issue.severity, _COLORS[issue.severity])
+    code = _paint(issue.code, _COLORS["code"])
+    return f"{heading[:where]}: {severity} {code} {heading[where + len(middle) :]}"
 
 
 def _counts(report: Report) -> tuple[int, int, int]:

@@ -17,7 +17,7 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import attrs
 
@@ -32,6 +32,7 @@ from .checking._bundle import bundle
 from .checking._collect import CheckFailed, Report
 from .checking._kinds import KINDS
 from .checking._kinds import get as get_kind
+from .checking._sources import examine_source
 from .layouts import check_paths, check_repository, scan_paths
 from .reading._bounded import read_bounded
 
@@ -69,7 +70,10 @@ def _parser() -> argparse.ArgumentParser:
         description="Check artifact files, or every artifact (and layout) below a folder.",
     )
     validate.set_defaults(handler=_validate)
-    validate.add_argument("paths", nargs="+", metavar="PATH", type=_path_or_url)
+    validate.add_argument(
+        "paths", nargs="+", metavar="PATH", type=_path_or_url,
+        help="a file, a folder, or - for one document on standard input (its kind from --kind or its content)",
+    )  # fmt: skip
     validate.add_argument("--kind", choices=list(KINDS), help="the artifact kind, when names and content cannot tell")
     validate.add_argument("--secrets", action="store_true", help="also search every artifact for credentials")
     validate.add_argument(
@@ -266,6 +270,14 @@ def _report_options(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--no-context", action="store_true", help="text format: do not show the source line under each issue"
     )
+    command.add_argument(
+        "-q", "--quiet", action="store_true",
+        help="text format: only the summary, and nothing at all when the check passes",
+    )  # fmt: skip
+    command.add_argument(
+        "--color", choices=("auto", "always", "never"), default="auto",
+        help="text format: colour severities and codes (auto: on a terminal, unless NO_COLOR is set)",
+    )  # fmt: skip
     command.add_argument(
         "--show-info", action="store_true",
         help="text format: also show info, what a reader should know but need not fix (other formats always do)",
@@ -493,12 +505,14 @@ def _validate(arguments: argparse.Namespace) -> int:
     urls = [path for path in arguments.paths if isinstance(path, str)]
     if urls:
         return _ended(arguments, f"reading {urls[0]} needs --dask (a URL is read through fsspec)")
+    if any(path == STDIN for path in arguments.paths):
+        return _validate_stdin(arguments)
     missing = _missing_paths(arguments, arguments.paths)
     if missing is not None:
         return missing
     arguments.paths = [path for path in arguments.paths if not arguments.configuration.excluded(path)]
     kind = get_kind(arguments.kind) if arguments.kind else None
-    progress = Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
+    progress = _progress(arguments)
     settings = current().with_allow(_allow_list(None) if arguments.secrets else None)
     settings = settings.with_verify_artifacts(arguments.verify_artifacts)
     cache = _verdict_cache(arguments, settings)
@@ -514,6 +528,34 @@ def _validate(arguments: argparse.Namespace) -> int:
     if progress is not None:
         progress.close()
     return _report(report, arguments, *_nothing_found(report, arguments))
+
+
+STDIN = Path("-")
+STDIN_NAME = "<stdin>"  # the file of the issues of a document read from standard input
+
+
+def _validate_stdin(arguments: argparse.Namespace) -> int:
+    """``validate -``: one document from standard input, its kind from --kind or from its content."""
+    if len(arguments.paths) > 1:
+        raise SpecError("- (standard input) is one document: name it alone")
+    kind = get_kind(arguments.kind) if arguments.kind else None
+    limit = current().limits.max_file_size
+    raw = sys.stdin.buffer.read(limit + 1)
+    if len(raw) > limit:
+        raise SpecError(f"standard input holds more than --max-file-size ({limit} bytes)")
+    settings = current().with_allow(_allow_list(None) if arguments.secrets else None)
+    with applied(settings):
+        examined = examine_source(raw, kind)
+        issues = tuple(attrs.evolve(issue, file=STDIN_NAME) for issue in examined.issues)
+    label = examined.kind.name if examined.kind is not None else "unknown"
+    return _report(Report(issues, 1, kinds=((label, 1),)), arguments)
+
+
+def _progress(arguments: argparse.Namespace) -> Progress | None:
+    """The progress bar of the text format on a terminal (never with --quiet)."""
+    if arguments.format != "text" or arguments.quiet:
+        return None
+    return Progress.for_terminal(sys.stderr, arguments.paths)
 
 
 def _nothing_found(report: Report, arguments: argparse.Namespace) -> tuple[int | None, tuple[str, ...]]:
@@ -533,7 +575,7 @@ def _validate_on_dask(arguments: argparse.Namespace) -> int:
         return missing
     from .distributed import check_on_cluster  # lazy: it imports dask, an optional dependency
 
-    show = arguments.format == "text" and sys.stderr.isatty()
+    show = arguments.format == "text" and not arguments.quiet and sys.stderr.isatty()
     settings = current().with_allow(_allow_list(None) if arguments.secrets else None)
     with applied(settings.with_verify_artifacts(arguments.verify_artifacts)):
         report = check_on_cluster(
@@ -572,7 +614,7 @@ def _scan(arguments: argparse.Namespace) -> int:
     if path is not None and not arguments.update_baseline and not path.exists():
         raise SpecError(f"no baseline {path}: write one with --baseline {path} --update-baseline")
     baseline = _baseline.read(path) if path is not None and path.exists() else None
-    progress = Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
+    progress = _progress(arguments)
     with applied(current().with_allow(_allow_list(arguments.allow_list))):
         report = scan_paths(arguments.paths, progress=progress, follow_symlinks=arguments.follow_symlinks)
     if progress is not None:
@@ -645,7 +687,18 @@ def _options(arguments: argparse.Namespace, status: int, notes: tuple[str, ...])
         show_info=arguments.show_info,
         invocation=invocation,
         link_base=arguments.link_base,
+        quiet=arguments.quiet,
+        color=_colored(arguments.color, sys.stdout),
     )
+
+
+def _colored(choice: str, stream: TextIO) -> bool:
+    """--color: always, never, or (auto) on a terminal unless NO_COLOR is set to anything (no-color.org)."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    return stream.isatty()
 
 
 def _write_outputs(report: Report, arguments: argparse.Namespace, status: int, notes: tuple[str, ...]) -> None:
@@ -656,7 +709,7 @@ def _write_outputs(report: Report, arguments: argparse.Namespace, status: int, n
         return
     from .writing import _atomic  # lazy: only the commands that write need it (start-up time)
 
-    options = _options(arguments, status, notes)
+    options = attrs.evolve(_options(arguments, status, notes), color=False, quiet=False)  # a file is whole
     written = []
     for output in outputs:
         buffer = io.StringIO()
