@@ -231,14 +231,13 @@ def _printable_dict(issue: Issue) -> dict[str, str | int | None]:
 def github(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
     """GitHub Actions workflow commands: each issue shows inline on the pull request."""
     for issue in report.issues:
-        properties = [f"file={_escape_property(printable(issue.file or '', controls=True))}"]
+        properties = [f"file={_escape_property(issue.file or '')}"]
         if issue.line is not None:
             properties += [f"line={issue.line}", f"col={issue.column}"]
         properties.append(f"title={_escape_property(issue.code)}")
         where = f" (at {issue.pointer})" if issue.pointer else ""
         command = _GITHUB_COMMANDS[issue.severity]
-        message = printable(issue.message + where, controls=True)
-        out.write(f"::{command} {','.join(properties)}::{_escape_data(message)}\n")
+        out.write(f"::{command} {','.join(properties)}::{_escape_data(issue.message + where)}\n")
     errors, warnings, notes = _counts(report)
     info = f", {notes} info" if notes else ""
     out.write(f"{report.checked} file(s) checked; {errors} error(s), {warnings} warning(s){info}\n")
@@ -249,10 +248,13 @@ _SARIF_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's message: ``%``, CR and LF as the runner decodes them (``%25``, ``%0D``, ``%0A``), then
+    every other control character (and a name that is not UTF-8) escaped, so that nothing drives the log."""
+    return printable(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"), controls=True)
 
 
 def _escape_property(text: str) -> str:
+    """A workflow command's property (a file name, a title): as a message, and ``:`` and ``,`` too."""
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 

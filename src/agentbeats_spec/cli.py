@@ -812,6 +812,6 @@ def _schema(arguments: argparse.Namespace) -> int:
     document: dict[str, Any] = schema(arguments.kind, arguments.schema_version)
     if arguments.bundle:
         document = bundle(document["$id"])
-    json.dump(document, sys.stdout, indent=2, ensure_ascii=False)
+    json.dump(document, sys.stdout, indent=2, ensure_ascii=True)  # ASCII: valid JSON whatever the console encodes
     sys.stdout.write("\n")
     return EXIT_VALID

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +13,8 @@ import pytest
 from jsonschema import Draft4Validator
 
 from agentbeats_spec._reporters import REPORTERS, SNIPPET_WIDTH, code_url
+from agentbeats_spec.checking._bundle import bundle
+from agentbeats_spec.checking._kinds import KINDS
 from agentbeats_spec.cli import main
 
 from ..conftest import FIXTURES, ROOT
@@ -200,3 +205,25 @@ def test_a_long_line_is_cut_in_its_snippet(tmp_path: Path, capsys: pytest.Captur
     assert all(
         len(r["locations"][0]["physicalLocation"]["region"]["snippet"]["text"]) <= SNIPPET_WIDTH for r in results
     )
+
+
+def test_github_writes_a_new_line_in_a_file_name_as_the_runner_decodes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "a\nb\rc%d:e,f\x01.json"
+    path.write_text('{"schema_version": "ACTF_v1.0", "steps": "x\\ny"}')
+    assert main(["validate", "--format", "github", "--kind", "actf-trajectory", str(path)]) == 1
+    (line,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("::")]
+    name = str(tmp_path).replace(":", "%3A").replace(",", "%2C") + "/a%0Ab%0Dc%25d%3Ae%2Cf\\x01.json"
+    assert line.startswith(f"::error file={name},line=1,col=42,title=schema.type::expected an array")
+
+
+def test_schema_bundle_is_ascii_json_on_a_console_that_is_not_utf_8(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONIOENCODING": "cp1252", "PYTHONPATH": str(ROOT / "src")}
+    for kind in ("abb-case", "abv3-repo"):  # their bundles hold non-ASCII text (…, —)
+        result = subprocess.run(
+            [sys.executable, "-m", "agentbeats_spec", "schema", kind, "--bundle"],
+            capture_output=True, env=env, check=True, timeout=60,
+        )  # fmt: skip
+        assert result.stdout.isascii()
+        assert json.loads(result.stdout.decode("ascii")) == bundle(KINDS[kind].latest)
