@@ -113,3 +113,17 @@ def test_config_and_args_reach_the_command(repository: Path) -> None:
     result, _ = run_action(repository, paths="bench", config="ci.toml", args="--ignore rule.misspelled-key")
     assert result.returncode == 0, result.stdout + result.stderr
     assert [line for line in result.stdout.splitlines() if line.startswith("::")] == []
+
+
+def test_the_readme_workflow_uses_the_action_with_its_inputs(repository: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("# .github/workflows/agentbeats.yml\n", 1)[1].split("```", 1)[0]
+    steps = yaml.safe_load(block)["jobs"]["validate"]["steps"]
+    (step,) = [step for step in steps if str(step.get("uses", "")).endswith("/agentbeats-spec@REF")]
+    assert set(step["with"]) <= set(ACTION["inputs"])
+    upload = steps[steps.index(step) + 1]
+    assert upload["with"]["sarif_file"] == step["with"]["sarif-file"] and upload["if"] == "always()"
+    shutil.rmtree(repository / "bench")  # the run alone, under runs/ as the README names it
+    result, _ = run_action(repository, **{name: str(value) for name, value in step["with"].items()})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (repository / step["with"]["sarif-file"]).is_file()
