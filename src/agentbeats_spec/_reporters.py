@@ -54,10 +54,10 @@ class Options:
 
 @attrs.frozen
 class Invocation:
-    """How the command that made a report ran: its arguments, its exit code, and the errors that ended it early
-    (a missing path, a folder with no artifact, an internal error): what SARIF records as the run's invocation."""
+    """How the command that made a report ran: its exit code, and the errors that ended it early (a missing path,
+    a folder with no artifact, an internal error): what SARIF records as the run's invocation. Not its command
+    line: two commands that check the same files (validate, check-l1; alone or on a cluster) give the same log."""
 
-    arguments: tuple[str, ...]
     exit_code: int
     successful: bool
     notes: tuple[str, ...] = ()
@@ -361,7 +361,6 @@ def _invocation(report: Report, options: Options) -> dict[str, object]:
     found: dict[str, object] = {
         "executionSuccessful": given.successful,
         "exitCode": given.exit_code,
-        "arguments": [printable(argument) for argument in given.arguments],
     }
     if given.notes:
         found["toolExecutionNotifications"] = [

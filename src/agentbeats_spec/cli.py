@@ -374,7 +374,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(stream, io.TextIOWrapper):  # never fail on a character the terminal cannot show
             stream.reconfigure(errors="backslashreplace")
     arguments = _parser().parse_args(argv)
-    arguments.argv = tuple(sys.argv[1:] if argv is None else argv)
     try:
         _configure(arguments)
         with (
@@ -680,7 +679,7 @@ def _baselined(report: Report, arguments: argparse.Namespace) -> Report:
 
 
 def _options(arguments: argparse.Namespace, status: int, notes: tuple[str, ...]) -> _reporters.Options:
-    invocation = _reporters.Invocation(arguments.argv, status, status in (EXIT_VALID, EXIT_INVALID), notes)
+    invocation = _reporters.Invocation(status, status in (EXIT_VALID, EXIT_INVALID), notes)
     return _reporters.Options(
         strict=arguments.strict,
         context=not arguments.no_context,

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from jsonschema import Draft4Validator
@@ -23,14 +22,6 @@ SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-2.1.0-rtm.5.json").r
 INVALID = str(FIXTURES / "invalid")
 
 
-def without_invocations(text: str) -> Any:
-    """A SARIF log less what differs between two runs of the same check: the command line."""
-    document = json.loads(text)
-    for run in document["runs"]:
-        run.pop("invocations")
-    return document
-
-
 def test_one_run_writes_every_format_as_format_would_print_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -41,10 +32,7 @@ def test_one_run_writes_every_format_as_format_would_print_it(
         assert main(["validate", "--format", name, INVALID]) == 1
         alone = capsys.readouterr().out
         written = (tmp_path / name).read_text(encoding="utf-8")
-        if name == "sarif":
-            assert without_invocations(written) == without_invocations(alone)
-        else:
-            assert written == alone, name
+        assert written == alone, name
     assert (tmp_path / "json").read_text(encoding="utf-8") == printed_json
 
 
@@ -54,13 +42,7 @@ def test_a_sarif_log_records_a_successful_invocation_even_when_issues_fail_the_c
     assert main(["validate", INVALID, "--output", f"sarif:{tmp_path / 'log.sarif'}"]) == 1
     document = json.loads((tmp_path / "log.sarif").read_text(encoding="utf-8"))
     assert list(Draft4Validator(SARIF_SCHEMA).iter_errors(document)) == []
-    assert document["runs"][0]["invocations"] == [
-        {
-            "executionSuccessful": True,
-            "exitCode": 1,
-            "arguments": ["validate", INVALID, "--output", f"sarif:{tmp_path / 'log.sarif'}"],
-        }
-    ]
+    assert document["runs"][0]["invocations"] == [{"executionSuccessful": True, "exitCode": 1}]
     assert len(document["runs"][0]["results"]) == 44
 
 
