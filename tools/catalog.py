@@ -45,7 +45,8 @@ def codes_doc() -> str:
         for code in TABLE:
             if code.family == family:
                 severity = f"{code.severity}; {code.when}" if code.also else code.severity
-                lines.append(f"| `{code.name}` | {severity} | {code.meaning} |")
+                # The code is its row's anchor (docs/codes.md#json.syntax): SARIF rules' helpUri links to it.
+                lines.append(f'| <a id="{code.name}"></a>`{code.name}` | {severity} | {code.meaning} |')
     return "\n".join(lines) + "\n"
 
 

@@ -18,11 +18,11 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import attrs
 
-from . import _reporters
+from . import _config, _known, _reporters
 from ._api import kinds, schema
 from ._issues import InvalidDocument, Issue, SpecError
 from ._progress import Progress
@@ -34,6 +34,7 @@ from .checking._catalog import schema_folder
 from .checking._collect import CheckFailed, Report
 from .checking._kinds import KINDS
 from .checking._kinds import get as get_kind
+from .checking._sources import examine_source
 from .layouts import check_paths, check_repository, scan_paths
 from .reading._bounded import read_bounded
 from .watching._watch import watch_run
@@ -72,7 +73,10 @@ def _parser() -> argparse.ArgumentParser:
         description="Check artifact files, or every artifact (and layout) below a folder.",
     )
     validate.set_defaults(handler=_validate)
-    validate.add_argument("paths", nargs="+", metavar="PATH", type=_path_or_url)
+    validate.add_argument(
+        "paths", nargs="+", metavar="PATH", type=_path_or_url,
+        help="a file, a folder, or - for one document on standard input (its kind from --kind or its content)",
+    )  # fmt: skip
     validate.add_argument("--kind", choices=list(KINDS), help="the artifact kind, when names and content cannot tell")
     validate.add_argument("--secrets", action="store_true", help="also search every artifact for credentials")
     validate.add_argument(
@@ -101,6 +105,14 @@ def _parser() -> argparse.ArgumentParser:
         "(default: the user's cache folder)",
     )  # fmt: skip
     cache.add_argument("--no-cache", action="store_true", help="check every task folder again and keep nothing")
+    validate.add_argument(
+        "--baseline", dest="issue_baseline", type=Path, metavar="FILE",
+        help="report only the issues this baseline does not hold (written by --write-baseline); says how many it held",
+    )  # fmt: skip
+    validate.add_argument(
+        "--write-baseline", type=Path, metavar="FILE",
+        help="write every issue reported to FILE as the baseline of known issues (fingerprints survive line moves)",
+    )  # fmt: skip
     _report_options(validate)
     _limit_options(validate)
 
@@ -259,10 +271,47 @@ def _report_options(command: argparse.ArgumentParser) -> None:
         default="text",
         help=", ".join(f"{name} {format_.purpose}" for name, format_ in _reporters.REPORTERS.items()),
     )
+    command.add_argument(
+        "--output", dest="outputs", action="append", type=_output, default=[], metavar="FORMAT:FILE",
+        help="also write the report in FORMAT to FILE (repeatable), atomically, at the end of the one run",
+    )  # fmt: skip
+    command.add_argument(
+        "--link-base", metavar="URL",
+        help="markdown format: link each issue to its line, at URL/PATH#LLINE for a file below the working folder "
+        "(on GitHub: $GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/$GITHUB_SHA)",
+    )  # fmt: skip
     command.add_argument("--strict", action="store_true", help="treat warnings as errors (info never fails)")
+    configuration = command.add_mutually_exclusive_group()
+    configuration.add_argument(
+        "--config", type=Path, metavar="FILE",
+        help="the configuration file (.agentbeats-spec.toml, or a pyproject.toml with [tool.agentbeats-spec]); "
+        "default: the nearest one from the working folder up",
+    )  # fmt: skip
+    configuration.add_argument("--no-config", action="store_true", help="read no configuration file")
+    command.add_argument(
+        "--exclude", action="append", default=[], metavar="GLOB",
+        help="leave out files and folders matching GLOB (repeatable; added to the configuration's)",
+    )  # fmt: skip
+    command.add_argument(
+        "--select", type=_selectors, metavar="CODES",
+        help="report only these codes or families, comma-separated (schema,rule.main-metric); replaces the "
+        "configuration's",
+    )  # fmt: skip
+    command.add_argument(
+        "--ignore", type=_selectors, action="extend", default=[], metavar="CODES",
+        help="do not report these codes or families, comma-separated (added to the configuration's)",
+    )  # fmt: skip
     command.add_argument(
         "--no-context", action="store_true", help="text format: do not show the source line under each issue"
     )
+    command.add_argument(
+        "-q", "--quiet", action="store_true",
+        help="text format: only the summary, and nothing at all when the check passes",
+    )  # fmt: skip
+    command.add_argument(
+        "--color", choices=("auto", "always", "never"), default="auto",
+        help="text format: colour severities and codes (auto: on a terminal, unless NO_COLOR is set)",
+    )  # fmt: skip
     command.add_argument(
         "--show-info", action="store_true",
         help="text format: also show info, what a reader should know but need not fix (other formats always do)",
@@ -270,23 +319,40 @@ def _report_options(command: argparse.ArgumentParser) -> None:
 
 
 def _limit_options(command: argparse.ArgumentParser) -> None:
-    defaults = Limits()
+    defaults = Limits()  # None where not given: then the configuration's, else these
     group = command.add_argument_group("limits")
     group.add_argument(
-        "--max-file-size", type=_size, default=defaults.max_file_size, metavar="BYTES",
+        "--max-file-size", type=_size, metavar="BYTES",
         help="larger files are not read (default: 4G; suffixes K, M, G)",
     )  # fmt: skip
-    group.add_argument("--max-depth", type=_positive, default=defaults.max_depth, metavar="N",
+    group.add_argument("--max-depth", type=_positive, metavar="N",
                        help=f"deepest nesting read (default: {defaults.max_depth})")  # fmt: skip
-    group.add_argument("--max-issues", type=_positive, default=defaults.max_issues, metavar="N",
+    group.add_argument("--max-issues", type=_positive, metavar="N",
                        help=f"issues shown per file, the rest counted (default: {defaults.max_issues})")  # fmt: skip
-    group.add_argument("--max-shown", type=_positive, default=defaults.shown_length, metavar="N",
+    group.add_argument("--max-shown", type=_positive, metavar="N",
                        help=f"characters of a value shown in a message (default: {defaults.shown_length})")  # fmt: skip
 
 
 def _path_or_url(text: str) -> Path | str:
     """A path, or (kept as written, since a Path would fold its //) an fsspec URL such as s3://bucket/runs."""
     return text if "://" in text else Path(text)
+
+
+@attrs.frozen
+class Output:
+    """A ``--output FORMAT:FILE``: a report written to a file besides the one on standard output."""
+
+    format: str
+    path: Path
+
+
+def _output(text: str) -> Output:
+    format_, colon, file = text.partition(":")
+    if not colon or not file or format_ not in _reporters.REPORTERS:
+        raise argparse.ArgumentTypeError(
+            f"expected FORMAT:FILE with FORMAT one of {', '.join(_reporters.REPORTERS)}, got {text!r}"
+        )
+    return Output(format_, Path(file))
 
 
 def _positive(text: str) -> int:
@@ -315,8 +381,33 @@ def _size(text: str) -> int:
     return _positive(text[:-1] if scale != 1 else text) * scale
 
 
+def _selectors(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
 def _limits(arguments: argparse.Namespace) -> Limits:
-    return Limits(arguments.max_file_size, arguments.max_depth, arguments.max_issues, arguments.max_shown)
+    """The command line's limits, then the configuration's, then the defaults."""
+    given = {
+        "max_file_size": arguments.max_file_size,
+        "max_depth": arguments.max_depth,
+        "max_issues": arguments.max_issues,
+        "shown_length": arguments.max_shown,
+    }
+    config: _config.Config = getattr(arguments, "configuration", _config.Config())
+    return config.applied_to(Limits(), given)
+
+
+def _configure(arguments: argparse.Namespace) -> None:
+    """Read the configuration of a command that reports issues (validate, scan, check-l1): a problem in it is a
+    usage error, found before anything is checked."""
+    if not hasattr(arguments, "outputs"):
+        return
+    config = _config.load(arguments.config, search=not arguments.no_config)
+    config = config.with_command_line(arguments.exclude, arguments.select, arguments.ignore)
+    arguments.configuration = config
+    arguments.strict = arguments.strict or config.strict
+    baseline: Path | None = getattr(arguments, "issue_baseline", None)
+    arguments.known = _known.read(baseline) if baseline is not None else None
 
 
 EXIT_BROKEN_PIPE = 128 + 13  # what a shell shows for a program ended by SIGPIPE, as `yes | head` is
@@ -328,6 +419,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(errors="backslashreplace")
     arguments = _parser().parse_args(argv)
     try:
+        _configure(arguments)
         with (
             _stopping_on_signals(),
             applied(current().with_limits(_limits(arguments) if hasattr(arguments, "max_depth") else None)),
@@ -352,6 +444,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("agentbeats-spec: interrupted", file=sys.stderr)
         return 128 + (error.signum if isinstance(error, Stopped) else signal.SIGINT)
     except CheckFailed as error:  # a bug met on one file: name it, so that it can be reported with the file
+        with contextlib.suppress(Exception):  # the outputs say the run failed, if they can
+            _write_outputs(Report((), 0), arguments, EXIT_INTERNAL, (f"internal error while checking {error.file}",))
         print(
             f"agentbeats-spec: internal error while checking {shown(error.file)} ({shown(error.detail)}); please "
             "report it with the command line and, if you can, that file",
@@ -359,6 +453,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_INTERNAL
     except Exception as error:  # a bug: say so in one line, never with a traceback
+        with contextlib.suppress(Exception):  # the outputs say the run failed, if they can
+            _write_outputs(Report((), 0), arguments, EXIT_INTERNAL, (f"internal error ({type(error).__name__})",))
         print(
             f"agentbeats-spec: internal error ({type(error).__name__}: {shown(error)}); please report it with the "
             "command line and, if you can, the file that caused it",
@@ -432,20 +528,34 @@ def _missing(paths: Sequence[Path]) -> bool:
     return bool(missing)
 
 
+def _ended(arguments: argparse.Namespace, note: str) -> int:
+    """A run that could not check what it was given (exit 2): said on stderr, and recorded by the --output files
+    (a SARIF log with a failed invocation), so that a CI step that uploads them finds them."""
+    print(f"agentbeats-spec: error: {shown(note)}", file=sys.stderr)
+    _write_outputs(Report((), 0), arguments, EXIT_USAGE, (note,))
+    return EXIT_USAGE
+
+
+def _missing_paths(arguments: argparse.Namespace, paths: Sequence[Path]) -> int | None:
+    """Exit 2 (with the --output files) when a path is missing, else None."""
+    missing = [str(path) for path in paths if not path.exists() and not path.is_symlink()]
+    return _ended(arguments, f"no such file or folder: {', '.join(missing)}") if missing else None
+
+
 def _validate(arguments: argparse.Namespace) -> int:
     if arguments.dask is not None:
         return _validate_on_dask(arguments)
     urls = [path for path in arguments.paths if isinstance(path, str)]
     if urls:
-        print(
-            f"agentbeats-spec: error: reading {shown(urls[0])} needs --dask (a URL is read through fsspec)",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
-    if _missing(arguments.paths):
-        return EXIT_USAGE
+        return _ended(arguments, f"reading {urls[0]} needs --dask (a URL is read through fsspec)")
+    if any(path == STDIN for path in arguments.paths):
+        return _validate_stdin(arguments)
+    missing = _missing_paths(arguments, arguments.paths)
+    if missing is not None:
+        return missing
+    arguments.paths = [path for path in arguments.paths if not arguments.configuration.excluded(path)]
     kind = get_kind(arguments.kind) if arguments.kind else None
-    progress = Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
+    progress = _progress(arguments)
     settings = current().with_allow(_allow_list(None) if arguments.secrets else None)
     settings = settings.with_verify_artifacts(arguments.verify_artifacts)
     cache = _verdict_cache(arguments, settings)
@@ -460,31 +570,62 @@ def _validate(arguments: argparse.Namespace) -> int:
         )
     if progress is not None:
         progress.close()
-    return _nothing_found(report, arguments, _report(report, arguments))
+    return _report(report, arguments, *_nothing_found(report, arguments))
 
 
-def _nothing_found(report: Report, arguments: argparse.Namespace, status: int) -> int:
-    """Exit 2 where a named folder held no artifact at all (nothing checked is not a pass), unless allowed."""
+STDIN = Path("-")
+STDIN_NAME = "<stdin>"  # the file of the issues of a document read from standard input
+
+
+def _validate_stdin(arguments: argparse.Namespace) -> int:
+    """``validate -``: one document from standard input, its kind from --kind or from its content."""
+    if len(arguments.paths) > 1:
+        raise SpecError("- (standard input) is one document: name it alone")
+    kind = get_kind(arguments.kind) if arguments.kind else None
+    limit = current().limits.max_file_size
+    raw = sys.stdin.buffer.read(limit + 1)
+    if len(raw) > limit:
+        raise SpecError(f"standard input holds more than --max-file-size ({limit} bytes)")
+    settings = current().with_allow(_allow_list(None) if arguments.secrets else None)
+    with applied(settings):
+        examined = examine_source(raw, kind)
+        issues = tuple(attrs.evolve(issue, file=STDIN_NAME) for issue in examined.issues)
+    label = examined.kind.name if examined.kind is not None else "unknown"
+    return _report(Report(issues, 1, kinds=((label, 1),)), arguments)
+
+
+def _progress(arguments: argparse.Namespace) -> Progress | None:
+    """The progress bar of the text format on a terminal (never with --quiet)."""
+    if arguments.format != "text" or arguments.quiet:
+        return None
+    return Progress.for_terminal(sys.stderr, arguments.paths)
+
+
+def _nothing_found(report: Report, arguments: argparse.Namespace) -> tuple[int | None, tuple[str, ...]]:
+    """Exit 2 where a named folder held no artifact at all (nothing checked is not a pass), unless allowed; and
+    why, for the --output files."""
     if not report.empty or arguments.allow_empty:
-        return status
-    for folder in report.empty:
-        print(f"agentbeats-spec: error: no artifact found under {shown(folder)} (see --allow-empty)", file=sys.stderr)
-    return EXIT_USAGE
+        return None, ()
+    notes = tuple(f"no artifact found under {folder} (see --allow-empty)" for folder in report.empty)
+    for note in notes:
+        print(f"agentbeats-spec: error: {shown(note)}", file=sys.stderr)
+    return EXIT_USAGE, notes
 
 
 def _validate_on_dask(arguments: argparse.Namespace) -> int:
-    if _missing([path for path in arguments.paths if isinstance(path, Path)]):
-        return EXIT_USAGE
+    missing = _missing_paths(arguments, [path for path in arguments.paths if isinstance(path, Path)])
+    if missing is not None:
+        return missing
     from .distributed import check_on_cluster  # lazy: it imports dask, an optional dependency
 
-    show = arguments.format == "text" and sys.stderr.isatty()
+    show = arguments.format == "text" and not arguments.quiet and sys.stderr.isatty()
     settings = current().with_allow(_allow_list(None) if arguments.secrets else None)
     with applied(settings.with_verify_artifacts(arguments.verify_artifacts)):
         report = check_on_cluster(
             arguments.dask, [str(path) for path in arguments.paths], arguments.kind, workers=arguments.jobs,
             follow_symlinks=arguments.follow_symlinks, progress=show,
         )  # fmt: skip
-    return _nothing_found(report, arguments, _report(report, arguments))
+    return _report(report, arguments, *_nothing_found(report, arguments))
 
 
 def _verdict_cache(arguments: argparse.Namespace, settings: Settings) -> VerdictCache | None:
@@ -504,8 +645,10 @@ def _verdict_cache(arguments: argparse.Namespace, settings: Settings) -> Verdict
 
 
 def _scan(arguments: argparse.Namespace) -> int:
-    if _missing(arguments.paths):
-        return EXIT_USAGE
+    missing = _missing_paths(arguments, arguments.paths)
+    if missing is not None:
+        return missing
+    arguments.paths = [path for path in arguments.paths if not arguments.configuration.excluded(path)]
     from .credentials import _baseline  # lazy: only scan needs it (start-up time of the other commands)
 
     path: Path | None = arguments.baseline
@@ -514,7 +657,7 @@ def _scan(arguments: argparse.Namespace) -> int:
     if path is not None and not arguments.update_baseline and not path.exists():
         raise SpecError(f"no baseline {path}: write one with --baseline {path} --update-baseline")
     baseline = _baseline.read(path) if path is not None and path.exists() else None
-    progress = Progress.for_terminal(sys.stderr, arguments.paths) if arguments.format == "text" else None
+    progress = _progress(arguments)
     with applied(current().with_allow(_allow_list(arguments.allow_list))):
         report = scan_paths(arguments.paths, progress=progress, follow_symlinks=arguments.follow_symlinks)
     if progress is not None:
@@ -546,13 +689,77 @@ def _allow_list(path: Path | None) -> AllowList:
         raise SpecError(f"cannot read the allow-list {shown(named)}: {error}") from None
 
 
-def _report(report: Report, arguments: argparse.Namespace) -> int:
-    """Print the report in the format asked for; the exit code says whether it fails the check."""
-    options = _reporters.Options(
-        strict=arguments.strict, context=not arguments.no_context, show_info=arguments.show_info
+def _report(
+    report: Report, arguments: argparse.Namespace, status: int | None = None, notes: tuple[str, ...] = ()
+) -> int:
+    """Write the --output files, then print the report in the format asked for; the exit code says whether it
+    fails the check (``status``: the run ended otherwise, for the reason in ``notes``)."""
+    report = arguments.configuration.filtered(report)
+    if status is None:
+        report = _baselined(report, arguments)
+    if status is None:
+        status = EXIT_INVALID if report.fails(arguments.strict) else EXIT_VALID
+    _write_outputs(report, arguments, status, notes)
+    _reporters.REPORTERS[arguments.format].write(report, sys.stdout, _options(arguments, status, notes))
+    return status
+
+
+def _baselined(report: Report, arguments: argparse.Namespace) -> Report:
+    """Write the baseline asked for (every issue), then leave out the issues the given baseline knows."""
+    target: Path | None = getattr(arguments, "write_baseline", None)
+    if target is not None:
+        from .writing import _atomic  # lazy: only the commands that write need it (start-up time)
+
+        _atomic.write_atomic(target, _known.written(report.issues, target))
+        print(
+            f"agentbeats-spec: {len(report.issues)} issue(s) written to the baseline {shown(target)}", file=sys.stderr
+        )
+    known: _known.Known | None = getattr(arguments, "known", None)
+    if known is None:
+        return report
+    report, count = known.unknown(report)
+    print(f"agentbeats-spec: {count} known issue(s) of the baseline {shown(known.path)} not reported", file=sys.stderr)
+    return report
+
+
+def _options(arguments: argparse.Namespace, status: int, notes: tuple[str, ...]) -> _reporters.Options:
+    invocation = _reporters.Invocation(status, status in (EXIT_VALID, EXIT_INVALID), notes)
+    return _reporters.Options(
+        strict=arguments.strict,
+        context=not arguments.no_context,
+        show_info=arguments.show_info,
+        invocation=invocation,
+        link_base=arguments.link_base,
+        quiet=arguments.quiet,
+        color=_colored(arguments.color, sys.stdout),
     )
-    _reporters.REPORTERS[arguments.format].write(report, sys.stdout, options)
-    return EXIT_INVALID if report.fails(arguments.strict) else EXIT_VALID
+
+
+def _colored(choice: str, stream: TextIO) -> bool:
+    """--color: always, never, or (auto) on a terminal unless NO_COLOR is set to anything (no-color.org)."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    return stream.isatty()
+
+
+def _write_outputs(report: Report, arguments: argparse.Namespace, status: int, notes: tuple[str, ...]) -> None:
+    """Each ``--output FORMAT:FILE`` of the run, every one formatted first and then written atomically: a file
+    is the whole report or what it held before."""
+    outputs: list[Output] = getattr(arguments, "outputs", [])
+    if not outputs:
+        return
+    from .writing import _atomic  # lazy: only the commands that write need it (start-up time)
+
+    options = attrs.evolve(_options(arguments, status, notes), color=False, quiet=False)  # a file is whole
+    written = []
+    for output in outputs:
+        buffer = io.StringIO()
+        _reporters.REPORTERS[output.format].write(report, buffer, options)
+        written.append((output.path, buffer.getvalue().encode("utf-8", "backslashreplace")))
+    for path, content in written:
+        _atomic.write_atomic(path, content)
 
 
 def _redact(arguments: argparse.Namespace) -> int:
@@ -593,8 +800,7 @@ def _redact(arguments: argparse.Namespace) -> int:
 def _check_l1(arguments: argparse.Namespace) -> int:
     repository: Path = arguments.repository
     if not repository.is_dir():
-        print(f"agentbeats-spec: error: no such folder: {shown(repository)}", file=sys.stderr)
-        return EXIT_USAGE
+        return _ended(arguments, f"no such folder: {repository}")
     report = check_repository(repository)
     if arguments.format == "text":  # the summary per check is for people; the other formats are validate's
         from .layouts import abv3  # lazy: only check-l1 maps issues to L1 checks (start-up time)
@@ -702,7 +908,7 @@ def _schema(arguments: argparse.Namespace) -> int:
     document: dict[str, Any] = schema(arguments.kind, arguments.schema_version)
     if arguments.bundle:
         document = bundle(document["$id"])
-    json.dump(document, sys.stdout, indent=2, ensure_ascii=False)
+    json.dump(document, sys.stdout, indent=2, ensure_ascii=True)  # ASCII: valid JSON whatever the console encodes
     sys.stdout.write("\n")
     return EXIT_VALID
 

@@ -93,7 +93,7 @@ def test_names_that_are_not_utf8_are_escaped_in_github(odd_names: Path) -> None:
     run = cli("validate", "--format", "github", "tree", cwd=odd_names)
     lines = run.stdout.decode("utf-8").splitlines()
     assert lines[0].startswith("::error file=tree/caf\\xe9/results.json,line=1,col=11,title=schema.minimum::")
-    assert lines[1].startswith("::error file=tree/line\\x0abreak\\x1b[31m/results.json,line=1,col=11,")
+    assert lines[1].startswith("::error file=tree/line%0Abreak\\x1b[31m/results.json,line=1,col=11,")
     assert len(lines) == 3
 
 

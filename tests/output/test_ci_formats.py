@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import xmlschema
 import yaml
 from jsonschema import Draft4Validator
 
@@ -19,6 +20,7 @@ from agentbeats_spec.cli import main
 
 from ..conftest import FIXTURES, ROOT, VALID
 
+JUNIT_SCHEMA = xmlschema.XMLSchema10(ROOT / "tests" / "data" / "junit-10.xsd")
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-2.1.0-rtm.5.json").read_text(encoding="utf-8"))
 HOOKS = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -122,15 +124,13 @@ def readme_block(marker: str) -> Any:
     return yaml.safe_load(match.group(1))
 
 
-def test_the_readme_workflow_steps_run(tmp_path: Path) -> None:
-    workflow = readme_block(".github/workflows/agentbeats.yml")
-    steps = workflow["jobs"]["validate"]["steps"]
-    commands = [step["run"] for step in steps if "run" in step and step["run"].startswith("agentbeats-spec")]
-    assert len(commands) == 2
+def test_the_readme_gitlab_job_runs_and_writes_junit(tmp_path: Path) -> None:
+    job = readme_block(".gitlab-ci.yml")["agentbeats-spec"]
+    commands = [command for command in job["script"] if command.startswith("agentbeats-spec")]
+    assert len(commands) == 1 and job["artifacts"]["reports"]["junit"] == "agentbeats-spec.xml"
     shutil.copytree(VALID / "agentcompass-run", tmp_path / "runs")
-    for command in commands:
-        shell = command.replace("agentbeats-spec", shlex.join(CLI), 1)
-        result = subprocess.run(shell, shell=True, cwd=tmp_path, capture_output=True, text=True, check=False)
-        assert result.returncode == 0, result.stdout + result.stderr
-    sarif = json.loads((tmp_path / "agentbeats-spec.sarif").read_text())
-    assert list(Draft4Validator(SARIF_SCHEMA).iter_errors(sarif)) == []
+    shell = commands[0].replace("agentbeats-spec", shlex.join(CLI), 1)
+    result = subprocess.run(shell, shell=True, cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("valid: ")
+    JUNIT_SCHEMA.validate(str(tmp_path / "agentbeats-spec.xml"))

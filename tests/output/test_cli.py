@@ -144,7 +144,8 @@ def test_info_is_a_sarif_note_and_a_github_notice(capsys: pytest.CaptureFixture[
     (result,) = json.loads(out)["runs"][0]["results"]
     (rule,) = json.loads(out)["runs"][0]["tool"]["driver"]["rules"]
     assert code == 0 and result["level"] == "note" and rule["defaultConfiguration"]["level"] == "note"
-    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 4, "startColumn": 17}
+    region = result["locations"][0]["physicalLocation"]["region"]
+    assert (region["startLine"], region["startColumn"]) == (4, 17)
     code, out, _ = run(capsys, "validate", "--strict", "--format", "github", str(path))
     assert code == 0 and out.startswith(f"::notice file={path},line=4,col=17,title=rule.timestamp-offset::")
 

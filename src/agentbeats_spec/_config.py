@@ -1,0 +1,279 @@
+"""The configuration of a project: ``[tool.agentbeats-spec]`` in ``pyproject.toml``, or ``.agentbeats-spec.toml``.
+
+Found upward from the working folder (the first folder that holds either; ``.agentbeats-spec.toml`` first), read
+through the project's own TOML reader, and checked whole before anything is validated: an unknown key, a code or
+family that does not exist or a value of the wrong type is a usage error naming the file and the key. Globs are
+relative to the configuration's folder. What it says becomes run settings (``Limits``, strict) and a filter of
+the report (:meth:`Config.filtered`): ``exclude``, ``select``, ``ignore`` and ``per-file-severity``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, cast, get_args
+
+import attrs
+
+from ._codes import CODES, Severity
+from ._issues import Issue, SpecError
+from ._settings import GIB, Limits
+from .checking._collect import Report
+
+NAMES = (".agentbeats-spec.toml", "pyproject.toml")
+SECTION = ("tool", "agentbeats-spec")
+LIMIT_KEYS = {
+    "max-file-size": "max_file_size",
+    "max-depth": "max_depth",
+    "max-issues": "max_issues",
+    "max-shown": "shown_length",
+}
+KEYS = {"exclude", "select", "ignore", "strict", "per-file-severity", *LIMIT_KEYS}
+IGNORE = "ignore"  # a per-file-severity that drops the issue, as ruff's per-file-ignores do
+# A pyproject.toml that may hold the table: one that names it in a header (a dependency's name is not enough).
+_NAMES_THE_TABLE = re.compile(r"""^\s*\[+\s*tool\s*\.\s*["']?agentbeats-spec""", re.MULTILINE)
+FAMILIES = frozenset(code.partition(".")[0] for code in CODES)
+
+
+@attrs.frozen
+class Config:
+    """What a configuration file says (empty: no file), with the folder its globs are relative to."""
+
+    path: Path | None = None
+    root: Path = attrs.field(factory=Path.cwd)
+    exclude: tuple[str, ...] = ()
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    strict: bool = False
+    per_file_severity: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    limits: Mapping[str, int] = attrs.field(factory=dict)
+
+    def with_command_line(self, exclude: Iterable[str], select: Iterable[str] | None, ignore: Iterable[str]) -> Config:
+        """The command line's ``--exclude`` and ``--ignore`` extend the file's; its ``--select`` replaces it.
+        Globs of the command line are relative to the working folder, as the paths it names are."""
+        select = tuple(select) if select is not None else None
+        for key, selectors in (("--select", select or ()), ("--ignore", tuple(ignore))):
+            _check_selectors(selectors, f"{key}")
+        cwd = Path.cwd()
+        extra = tuple(str(Path(os.path.relpath(cwd, self.root), pattern).as_posix()) for pattern in exclude)
+        return attrs.evolve(
+            self,
+            exclude=self.exclude + tuple(pattern.removeprefix("./") for pattern in extra),
+            select=self.select if select is None else select,
+            ignore=self.ignore + tuple(ignore),
+        )
+
+    def applied_to(self, limits: Limits, given: Mapping[str, int | None]) -> Limits:
+        """``limits`` with the file's limits where the command line (``given``, None where not given) names none."""
+        chosen = {field: value for field, value in given.items() if value is not None}
+        return attrs.evolve(limits, **{**self.limits, **chosen})
+
+    def excluded(self, path: str | os.PathLike[str]) -> bool:
+        """Whether a file or folder (or a folder it is in) matches an ``exclude`` glob."""
+        return any(_matches(pattern, path, self.root, below=True) for pattern in self.exclude)
+
+    def filtered(self, report: Report) -> Report:
+        """The report less what the configuration leaves out, with the severities it sets."""
+        kept: list[Issue] = []
+        for issue in report.issues:
+            if issue.file is not None and self.excluded(issue.file):
+                continue
+            if self.select and not _selected(issue.code, self.select):
+                continue
+            if _selected(issue.code, self.ignore):
+                continue
+            severity = self._severity(issue)
+            if severity == IGNORE:
+                continue
+            if severity is not None and severity != issue.severity:
+                # The code table states the severities the package reports a code at; a project's own
+                # configuration may restate one for its files, as ruff's per-file settings do.
+                with attrs.validators.disabled():
+                    issue = attrs.evolve(issue, severity=cast(Severity, severity))
+            kept.append(issue)
+        return attrs.evolve(report, issues=tuple(kept))
+
+    def _severity(self, issue: Issue) -> str | None:
+        found = None
+        for pattern, changes in self.per_file_severity:
+            if issue.file is None or not _matches(pattern, issue.file, self.root, below=False):
+                continue
+            for selector, severity in changes:  # the most specific selector of the last matching glob wins
+                if _selected(issue.code, (selector,)):
+                    found = severity
+        return found
+
+
+def find(start: Path) -> Path | None:
+    """The configuration that applies in ``start``: the nearest ``.agentbeats-spec.toml``, or ``pyproject.toml``
+    with a ``[tool.agentbeats-spec]`` table, in ``start`` or a folder above it."""
+    for folder in (start, *start.parents):
+        for name in NAMES:
+            candidate = folder / name
+            if not candidate.is_file():
+                continue
+            # A pyproject.toml that never names the tool is not parsed (a run of JSON files loads no TOML reader).
+            named = name != "pyproject.toml" or _NAMES_THE_TABLE.search(_read_text(candidate)) is not None
+            if not named or (name == "pyproject.toml" and _section(candidate) is None):
+                continue
+            return candidate
+    return None
+
+
+def load(path: Path | None, *, search: bool = True) -> Config:
+    """The configuration at ``path``, or the one found from the working folder (``search``), or none."""
+    if path is None:
+        found = find(Path.cwd()) if search else None
+        return Config() if found is None else read(found)
+    if not path.is_file():
+        raise SpecError(f"no configuration file {path}")
+    return read(path)
+
+
+def read(path: Path) -> Config:
+    """Read and check one configuration file."""
+    table = _section(path) if path.name == "pyproject.toml" else _document(path)
+    if table is None:
+        raise SpecError(f"{path}: no [tool.agentbeats-spec] table")
+    where = "[tool.agentbeats-spec]" if path.name == "pyproject.toml" else ""
+
+    def key_error(key: str, problem: str) -> SpecError:
+        return SpecError(f"{path}: {where}{' ' if where else ''}{key}: {problem}")
+
+    unknown = sorted(set(table) - KEYS)
+    if unknown:
+        raise key_error(unknown[0], f"unknown key; expected one of {', '.join(sorted(KEYS))}")
+    lists = {}
+    for key in ("exclude", "select", "ignore"):
+        value = table.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise key_error(key, "expected an array of strings")
+        lists[key] = tuple(value)
+    for key in ("select", "ignore"):
+        try:
+            _check_selectors(lists[key], key)
+        except SpecError as error:
+            raise key_error(key, str(error).partition(": ")[2]) from None
+    strict = table.get("strict", False)
+    if not isinstance(strict, bool):
+        raise key_error("strict", "expected true or false")
+    limits = {}
+    for key, field in LIMIT_KEYS.items():
+        if key in table:
+            limits[field] = _limit(table[key], lambda problem, key=key: key_error(key, problem))
+    severities = table.get("per-file-severity", {})
+    if not isinstance(severities, dict):
+        raise key_error("per-file-severity", "expected a table of globs")
+    per_file = []
+    allowed = (*get_args(Severity), IGNORE)
+    for pattern, changes in severities.items():
+        name = f'per-file-severity."{pattern}"'
+        if not isinstance(changes, dict):
+            raise key_error(name, 'expected a table of code or family = severity, e.g. {"schema" = "warning"}')
+        for selector, severity in changes.items():
+            if severity not in allowed:
+                raise key_error(f"{name}.{selector}", f"expected one of {', '.join(allowed)}, found {severity!r}")
+            try:
+                _check_selectors((selector,), name)
+            except SpecError as error:
+                raise key_error(name, str(error).partition(": ")[2]) from None
+        per_file.append((pattern, tuple(sorted(changes.items(), key=lambda item: item[0].count(".")))))
+    return Config(
+        path,
+        path.parent.absolute(),
+        lists["exclude"],
+        lists["select"],
+        lists["ignore"],
+        strict,
+        tuple(per_file),
+        limits,
+    )
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise SpecError(f"cannot read the configuration {path}: {error}") from None
+
+
+def _document(path: Path) -> dict[str, Any]:
+    from .reading import _toml  # lazy: the TOML reader, which a run without a configuration file never loads
+
+    data, findings = _toml.parse(_read_text(path))
+    if findings or not isinstance(data, dict):
+        problem = findings[0] if findings else None
+        place = f":{problem.line}" if problem is not None and problem.line else ""
+        raise SpecError(f"{path}{place}: {problem.message if problem else 'not a TOML table'}")
+    return data
+
+
+def _section(path: Path) -> dict[str, Any] | None:
+    table: Any = _document(path)
+    for key in SECTION:
+        table = table.get(key) if isinstance(table, dict) else None
+    if table is not None and not isinstance(table, dict):
+        raise SpecError(f"{path}: [tool.agentbeats-spec] is not a table")
+    return table
+
+
+def _check_selectors(selectors: Iterable[str], key: str) -> None:
+    for selector in selectors:
+        if selector not in CODES and selector not in FAMILIES:
+            raise SpecError(f"{key}: {selector!r} is neither a code nor a family (see docs/codes.md)")
+
+
+def _selected(code: str, selectors: Iterable[str]) -> bool:
+    return any(code == selector or code.startswith(selector + ".") for selector in selectors)
+
+
+def _limit(value: object, error: Any) -> int:
+    if isinstance(value, str):
+        units = {"K": 1024, "M": 1024**2, "G": GIB}
+        scale = units.get(value[-1:].upper(), 1)
+        digits = value[:-1] if scale != 1 else value
+        if not digits.isdigit():
+            raise error(f"expected a whole number (suffixes K, M, G), found {value!r}")
+        value = int(digits) * scale
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise error(f"expected a whole number of at least 1, found {value!r}")
+    return value
+
+
+def _matches(pattern: str, path: str | os.PathLike[str], root: Path, *, below: bool) -> bool:
+    """Whether a glob matches a path relative to ``root`` (as given when outside it): ``**`` spans folders, ``*``
+    and ``?`` stay within one name; a glob without ``/`` matches a name at any depth, as in .gitignore; with
+    ``below``, a folder that matches covers everything in it."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        relative = absolute.relative_to(root).as_posix()
+    except ValueError:
+        relative = Path(path).as_posix()
+    expression = _glob(pattern.strip("/"), anywhere="/" not in pattern.strip("/"))
+    if below:
+        expression += "(?:/.*)?"
+    return re.fullmatch(expression, relative, re.DOTALL) is not None
+
+
+def _glob(pattern: str, *, anywhere: bool) -> str:
+    parts = []
+    index = 0
+    while index < len(pattern):
+        if pattern.startswith("**/", index):
+            parts.append("(?:.*/)?")
+            index += 3
+        elif pattern.startswith("**", index):
+            parts.append(".*")
+            index += 2
+        elif pattern[index] == "*":
+            parts.append("[^/]*")
+            index += 1
+        elif pattern[index] == "?":
+            parts.append("[^/]")
+            index += 1
+        else:
+            parts.append(re.escape(pattern[index]))
+            index += 1
+    return ("(?:.*/)?" if anywhere else "") + "".join(parts)

@@ -1,0 +1,95 @@
+"""``validate --baseline FILE`` reports only the issues the baseline does not hold; ``--write-baseline FILE``
+records the current ones, by fingerprints that survive line moves."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agentbeats_spec.cli import main
+
+from ..conftest import FIXTURES
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    shutil.copytree(FIXTURES / "invalid", tmp_path / "inv")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict[str, object]], str]:
+    code = main(["validate", "--format", "json", *argv])
+    captured = capsys.readouterr()
+    return code, json.loads(captured.out)["issues"] if captured.out else [], captured.err
+
+
+def test_a_written_baseline_holds_every_issue_and_then_none_is_reported(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, found, err = run(capsys, "inv", "--write-baseline", "known.json")
+    assert code == 1 and len(found) == 44
+    assert err == "agentbeats-spec: 44 issue(s) written to the baseline known.json\n"
+    document = json.loads((project / "known.json").read_text(encoding="utf-8"))
+    assert document["agentbeats-spec-baseline"] == 1 and len(document["issues"]) == 44
+    assert document["issues"][0].keys() == {"fingerprint", "code", "file", "pointer"}
+    assert all(not entry["file"].startswith("/") for entry in document["issues"])  # relative to the baseline
+    code, found, err = run(capsys, "inv", "--baseline", "known.json")
+    assert code == 0 and found == []
+    assert err == "agentbeats-spec: 44 known issue(s) of the baseline known.json not reported\n"
+
+
+def test_known_issues_stay_known_when_lines_move_and_new_ones_are_reported(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(capsys, "inv", "--write-baseline", "known.json")
+    toml = project / "inv" / "abv3-repo" / "agentbeats.toml"
+    toml.write_text("# two lines\n# above\n" + toml.read_text(encoding="utf-8"))
+    results = project / "inv" / "abv3-results" / "results.json"
+    data = json.loads(results.read_text(encoding="utf-8"))
+    results.write_text(json.dumps({**data, "count": -2}, indent=4))  # moved, and one value changed
+    code, found, err = run(capsys, "inv", "--baseline", "known.json")
+    assert code == 1
+    assert [(issue["code"], issue["pointer"], issue["message"]) for issue in found] == [
+        ("schema.minimum", "/count", "expected a number >= 0, found the number -2")
+    ]
+    assert err == "agentbeats-spec: 43 known issue(s) of the baseline known.json not reported\n"
+
+
+def test_a_baseline_is_read_relative_to_its_own_folder(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run(capsys, "inv", "--write-baseline", "known.json")
+    monkeypatch.chdir(project / "inv")
+    code, found, _ = run(capsys, ".", "--baseline", "../known.json")
+    assert code == 0 and found == []
+
+
+def test_each_entry_covers_one_issue_of_the_two_in_the_file(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, "inv/abv3-results", "--write-baseline", "known.json")
+    document = json.loads((project / "known.json").read_text(encoding="utf-8"))
+    (project / "known.json").write_text(json.dumps({**document, "issues": document["issues"][:1]}))
+    code, found, err = run(capsys, "inv/abv3-results", "--baseline", "known.json")
+    assert code == 1 and len(found) == 1 and err.startswith("agentbeats-spec: 1 known issue(s)")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (None, "agentbeats-spec: error: no baseline known.json: write one with --write-baseline known.json\n"),
+        ("{}", 'agentbeats-spec: error: known.json is not an agentbeats-spec baseline: expected an object with '
+               '"agentbeats-spec-baseline": 1 and "issues", a list of objects with a fingerprint, as '
+               "--write-baseline writes it\n"),
+        ("[", "agentbeats-spec: error: cannot read the baseline known.json: "),
+    ],
+)  # fmt: skip
+def test_a_missing_or_malformed_baseline_exits_2_before_checking(
+    project: Path, capsys: pytest.CaptureFixture[str], text: str | None, message: str
+) -> None:
+    if text is not None:
+        (project / "known.json").write_text(text)
+    code, found, err = run(capsys, "inv", "--baseline", "known.json", "--output", "sarif:log.sarif")
+    assert code == 2 and found == [] and err.startswith(message) and not (project / "log.sarif").exists()

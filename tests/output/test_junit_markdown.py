@@ -1,0 +1,128 @@
+"""``--format junit`` (JUnit XML, for CI test reports) and ``--format markdown`` (a job summary)."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import pytest
+import xmlschema
+
+from agentbeats_spec._reporters import MARKDOWN_ISSUES, code_url
+from agentbeats_spec.cli import main
+
+from ..conftest import FIXTURES, ROOT, VALID
+
+JUNIT_SCHEMA = xmlschema.XMLSchema10(ROOT / "tests" / "data" / "junit-10.xsd")
+INVALID = FIXTURES / "invalid"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def test_junit_follows_the_jenkins_junit_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "validate", "--format", "junit", str(INVALID), str(VALID))
+    assert code == 1
+    JUNIT_SCHEMA.validate(out)
+
+
+def test_junit_has_a_test_case_per_file_with_issues_and_a_failure_per_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, out = run(capsys, "validate", "--format", "junit", str(INVALID))
+    suites = ElementTree.fromstring(out)
+    (suite,) = suites
+    cases = suite.findall("testcase")
+    # 11 files checked, each of them with an issue: every one is a case, and no passing case is added.
+    assert len(cases) == 11 and suite.get("tests") == "11" and suites.get("tests") == "11"
+    case = next(case for case in cases if case.get("name") == str(INVALID / "abb-case" / "verify.case.json"))
+    failures = case.findall("failure")
+    assert [failure.get("type") for failure in failures][:2] == ["schema.minimum", "rule.issue-url"]
+    assert failures[0].get("message") == "expected a number >= 1, found the number 0"
+    assert failures[0].text == (
+        f"{INVALID / 'abb-case' / 'verify.case.json'}:5:15: error schema.minimum expected a number >= 1, found the "
+        "number 0 (at /issue/number)"
+    )
+    errors = sum(len(case.findall("failure")) for case in cases)
+    assert errors == 39 and suite.get("failures") == str(sum(1 for case in cases if case.find("failure") is not None))
+
+
+def test_junit_warnings_fail_only_when_strict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    progress = INVALID / "agentcompass-run-files" / "progress.jsonl"
+    _, out = run(capsys, "validate", "--format", "junit", str(progress))
+    (case,) = ElementTree.fromstring(out)[0]
+    assert case.findall("failure") == [] and "warning jsonl.torn-line" in (case.findtext("system-out") or "")
+    _, strict = run(capsys, "validate", "--strict", "--format", "junit", str(progress))
+    (case,) = ElementTree.fromstring(strict)[0]
+    assert [failure.get("type") for failure in case.findall("failure")] == ["rule.writer-shape", "jsonl.torn-line"]
+
+
+def test_junit_for_a_valid_tree_is_one_passing_case(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "validate", "--format", "junit", str(VALID))
+    JUNIT_SCHEMA.validate(out)
+    (suite,) = ElementTree.fromstring(out)
+    (case,) = suite
+    assert code == 0 and suite.get("failures") == "0"
+    assert case.get("name", "").endswith("other file(s) checked, no issue") and list(case) == []
+
+
+def test_junit_escapes_what_xml_cannot_hold(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / 'a<b>&"\x01.json'
+    path.write_text('{"schema_version": "ACTF_v1.0", "steps": "x"}')
+    _, out = run(capsys, "validate", "--format", "junit", "--kind", "actf-trajectory", str(path))
+    JUNIT_SCHEMA.validate(out)
+    (case,) = ElementTree.fromstring(out)[0]
+    assert case.get("name") == str(tmp_path / 'a<b>&"\\x01.json')
+
+
+def test_markdown_counts_kinds_and_codes_and_lists_issues(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "validate", "--format", "markdown", str(INVALID))
+    lines = out.splitlines()
+    assert code == 1 and lines[0] == "### agentbeats-spec: invalid"
+    assert lines[2] == "11 file(s) checked; 39 error(s), 3 warning(s), 2 info"
+    assert "| agentcompass-task | 2 |" in lines
+    assert f"| [`rule.misspelled-key`]({code_url('rule.misspelled-key')}) | error | 4 |" in lines
+    listed = [line for line in lines if line.startswith("- **")]
+    assert len(listed) == 44 and listed[0].startswith(
+        f"- **error** `schema.minimum` {INVALID / 'abb-case' / 'verify.case.json'}:5:15: expected a number \\>= 1"
+    )
+    assert listed[-1].startswith("- **info** ")  # errors first, info last
+
+
+def test_markdown_links_issues_to_their_lines_under_the_base(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    base = "https://github.com/o/r/blob/0123abc"
+    _, out = run(capsys, "validate", "--format", "markdown", "--link-base", base + "/", "fixtures/invalid/abb-case")
+    first = next(line for line in out.splitlines() if line.startswith("- **"))
+    assert first.startswith(
+        "- **error** `schema.minimum` [fixtures/invalid/abb-case/verify.case.json:5:15]"
+        f"({base}/fixtures/invalid/abb-case/verify.case.json#L5): "
+    )
+
+
+def test_markdown_shows_the_first_issues_and_counts_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "trajectory.json"
+    steps = ",".join(f'{{"step_id": "s{number}"}}' for number in range(MARKDOWN_ISSUES + 10))
+    path.write_text(f'{{"schema_version": "ACTF_v1.0", "steps": [{steps}]}}')
+    _, out = run(capsys, "validate", "--format", "markdown", str(path))
+    listed = [line for line in out.splitlines() if line.startswith("- **")]
+    total = int(out.splitlines()[2].split("; ")[1].split(" ")[0])
+    assert len(listed) == MARKDOWN_ISSUES and total > MARKDOWN_ISSUES
+    assert f"#### The first {MARKDOWN_ISSUES} issue(s)" in out
+    assert f"… and {total - MARKDOWN_ISSUES} more: see the annotations or the SARIF log." in out
+
+
+def test_markdown_escapes_markup_in_names_and_messages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "<img src=x>*[a](b)|.json"
+    path.write_text('{"schema_version": "ACTF_v1.0", "steps": "x"}')
+    _, out = run(capsys, "validate", "--format", "markdown", "--kind", "actf-trajectory", str(path))
+    escaped = str(tmp_path).replace("_", "\\_") + "/\\<img src=x\\>\\*\\[a\\]\\(b\\)\\|.json"
+    assert out.splitlines()[-1] == (
+        f"- **error** `schema.type` {escaped}:1:42: expected an array, found the string 'x' (at `/steps`)"
+    )
