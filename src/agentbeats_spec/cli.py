@@ -888,8 +888,10 @@ def _watch(arguments: argparse.Namespace) -> int:
         _reporters.text_summary(watched.report, sys.stdout, options)
     elif arguments.format == "github":
         _reporters.github_summary(watched.report, sys.stdout)
-    status = EXIT_INVALID if watched.report.fails(arguments.strict) else EXIT_VALID
-    return _nothing_found(watched.report, arguments, status)
+    empty, _ = _nothing_found(watched.report, arguments)
+    if empty is not None:
+        return empty
+    return EXIT_INVALID if watched.report.fails(arguments.strict) else EXIT_VALID
 
 
 def _kinds(arguments: argparse.Namespace) -> int:
