@@ -67,7 +67,9 @@ def runs_of(source: Source, on_issue: Callable[[Issue], None] | None = None) -> 
 class Rows:
     """The rows of one table over a source, made one task at a time; the issues met, when not strict."""
 
-    def __init__(self, table: TableName, source: Source, *, strict: bool) -> None:
+    def __init__(
+        self, table: TableName, source: Source, *, strict: bool, on_task: Callable[[int], None] | None = None
+    ) -> None:
         if table not in COLUMNS:
             raise ValueError(f"unknown table {table!r}; expected one of {', '.join(TABLES)}")
         self.table = table
@@ -75,6 +77,7 @@ class Rows:
         self.strict = strict
         self.issues: list[Issue] = []
         self.tasks_read = 0
+        self.on_task = on_task
 
     def met(self, issue: Issue) -> None:
         if self.strict and issue.severity == "error":
@@ -104,6 +107,8 @@ class Rows:
             self.issues.extend(error.issues)
             return
         self.tasks_read += 1
+        if self.on_task is not None:
+            self.on_task(self.tasks_read)
         task = {**base, "task_id": ref.task_id, "category": record.category}
         attempts = [
             (int(key), _api.to_dict(payload), record.retry_counts.get(key, 0))
