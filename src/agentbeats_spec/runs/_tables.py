@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from .. import _api
 from .._issues import InvalidDocument, Issue
+from ..models import ABSENT
 from ._reader import Run, TaskRef, iter_runs
 
 Source = Run | str | os.PathLike[str] | Iterable[Run | str | os.PathLike[str]]
@@ -111,7 +112,7 @@ class Rows:
             self.on_task(self.tasks_read)
         task = {**base, "task_id": ref.task_id, "category": record.category}
         attempts = [
-            (int(key), _api.to_dict(payload), record.retry_counts.get(key, 0))
+            (int(key), payload, record.retry_counts.get(key, 0))
             for key, payload in sorted(record.attempts.items(), key=lambda item: int(item[0]))
         ]
         if self.table == "steps":
@@ -152,10 +153,19 @@ def _run_columns(run: Run) -> Row:
             "harness": name("harness"), "model": name("model")}  # fmt: skip
 
 
-def _steps(payload: Row) -> list[Row]:
-    trajectory = payload.get("trajectory")
-    steps = trajectory.get("steps") if isinstance(trajectory, dict) else None
-    return [step for step in steps if isinstance(step, dict)] if isinstance(steps, list) else []
+def _member(value: Any, name: str) -> Any:
+    """A member of a model (declared or among its unknown members) or of a plain mapping; None when absent."""
+    if isinstance(value, dict):
+        return value.get(name)
+    found = getattr(value, name, None)
+    if found is None and isinstance(getattr(value, "unknown_members", None), dict):
+        found = value.unknown_members.get(name)
+    return None if found is ABSENT else found
+
+
+def _steps(payload: Any) -> list[Any]:
+    steps = _member(_member(payload, "trajectory"), "steps")
+    return [step for step in steps if step is not None] if isinstance(steps, list) else []
 
 
 def _number(value: Any, *, counter: bool = False) -> float | None:
@@ -165,21 +175,21 @@ def _number(value: Any, *, counter: bool = False) -> float | None:
     return None if counter and value < 0 else float(value)
 
 
-def _step_row(step: Row) -> Row:
-    metric = step.get("metric") if isinstance(step.get("metric"), dict) else {}
-    assert isinstance(metric, dict)
-    content = step.get("assistant_content")
-    calls = content.get("tool_calls") if isinstance(content, dict) else None
-    prompt, completion = _number(metric.get("prompt_tokens_len")), _number(metric.get("completion_tokens_len"))
+def _step_row(step: Any) -> Row:
+    metric = _member(step, "metric")
+    calls = _member(_member(step, "assistant_content"), "tool_calls")
+    prompt = _number(_member(metric, "prompt_tokens_len"))
+    completion = _number(_member(metric, "completion_tokens_len"))
+    step_id = _member(step, "step_id")
     return {
-        "step_id": step.get("step_id"),
-        "started_at": _text(step.get("started_at")),
-        "finished_at": _text(step.get("finished_at")),
+        "step_id": step_id if isinstance(step_id, int) and not isinstance(step_id, bool) else None,
+        "started_at": _text(_member(step, "started_at")),
+        "finished_at": _text(_member(step, "finished_at")),
         "prompt_tokens": int(prompt) if prompt is not None else None,
         "completion_tokens": int(completion) if completion is not None else None,
-        "llm_infer_ms": _number(metric.get("llm_infer_ms"), counter=True),
-        "env_action_ms": _number(metric.get("env_action_ms"), counter=True),
-        "stop_reason": _text(metric.get("stop_reason")),
+        "llm_infer_ms": _number(_member(metric, "llm_infer_ms"), counter=True),
+        "env_action_ms": _number(_member(metric, "env_action_ms"), counter=True),
+        "stop_reason": _text(_member(metric, "stop_reason")),
         "tool_calls": len(calls) if isinstance(calls, (list, dict)) else 0,
     }
 
@@ -188,21 +198,20 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _attempt_row(payload: Row, retries: int) -> Row:
+def _attempt_row(payload: Any, retries: int) -> Row:
     steps = [_step_row(step) for step in _steps(payload)]
-    issues = [issue for issue in payload.get("issues", []) if isinstance(issue, dict)]
-    severities = [issue.get("severity") for issue in issues]
+    issues = _member(payload, "issues") or []
+    severities = [_member(issue, "severity") for issue in issues]
     worst = max((_SEVERITY_ORDER.index(s) for s in severities if s in _SEVERITY_ORDER), default=None)
-    trajectory = payload.get("trajectory") if isinstance(payload.get("trajectory"), dict) else {}
-    assert isinstance(trajectory, dict)
+    trajectory = _member(payload, "trajectory")
     row: Row = {
-        "status": payload.get("status"),
+        "status": _member(payload, "status"),
         "retry_count": retries,
         "issues": len(issues),
         "max_severity": _SEVERITY_ORDER[worst] if worst is not None else None,
         "steps": len(steps),
-        "started_at": _text(trajectory.get("started_at")) or (steps[0]["started_at"] if steps else None),
-        "finished_at": _text(trajectory.get("finished_at")) or (steps[-1]["finished_at"] if steps else None),
+        "started_at": _text(_member(trajectory, "started_at")) or (steps[0]["started_at"] if steps else None),
+        "finished_at": _text(_member(trajectory, "finished_at")) or (steps[-1]["finished_at"] if steps else None),
     }
     for name in ("prompt_tokens", "completion_tokens", "llm_infer_ms", "env_action_ms"):
         row[name] = _sum(step[name] for step in steps)
@@ -210,9 +219,8 @@ def _attempt_row(payload: Row, retries: int) -> Row:
         row["prompt_tokens"] = int(row["prompt_tokens"])
     if row["completion_tokens"] is not None:
         row["completion_tokens"] = int(row["completion_tokens"])
-    metrics = payload.get("metrics") if isinstance(payload.get("metrics"), dict) else {}
-    assert isinstance(metrics, dict)
-    for name, value in metrics.items():
+    metrics = _member(payload, "metrics")
+    for name, value in (metrics if isinstance(metrics, dict) else {}).items():
         row[METRIC + name] = float(value) if isinstance(value, (bool, int, float)) else None
     return row
 
