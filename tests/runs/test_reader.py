@@ -14,7 +14,7 @@ import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from agentbeats_spec import InvalidDocument, Issue, TaskSoFar, iter_runs, open_run, read_task, to_dict
+from agentbeats_spec import InvalidDocument, Issue, TaskSoFar, iter_runs, open_run, read_task, to_dict, validate
 from agentbeats_spec.layouts.agentcompass import task_folder_name
 from agentbeats_spec.models import RunInfo, TaskDetail
 
@@ -181,3 +181,16 @@ def test_json_of_the_listed_index_is_all_that_is_read(tmp_path: Path) -> None:
     with pytest.raises(InvalidDocument):
         refs[0].read()
     assert json.loads((refs[0].folder / "task.json").read_text())["task_id"] == refs[0].task_id
+
+
+def test_what_is_not_a_task_in_details_is_reported_not_passed_by(tmp_path: Path) -> None:
+    write_run(modules(), tmp_path, uniform(next_plan()), tmp_path.parent / "sandbox")
+    (tmp_path / "details" / "done").mkdir()
+    (tmp_path / "details" / "notes.txt").write_text("x")
+    run = open_run(tmp_path)
+    assert len(list(run.tasks())) == 2
+    assert [(Path(i.file or "").name, i.code, i.severity) for i in run.issues] == [
+        ("done", "layout.unknown-state", "error"),
+        ("notes.txt", "layout.unexpected-entry", "warning"),
+    ]
+    assert {(i.code, i.message) for i in run.issues} <= {(i.code, i.message) for i in validate(tmp_path)}

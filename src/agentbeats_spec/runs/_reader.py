@@ -19,7 +19,7 @@ from .._codes import Severity
 from .._issues import InvalidDocument, Issue
 from ..checking._sources import examine_named, members
 from ..layouts import agentcompass as layout
-from ..records._states import FINAL_STATES, RUNNING
+from ..records._states import FINAL_STATES, RUNNING, STATES
 from ..records._versions import TASK_V2
 from ..tasks._detail import TaskSoFar, read_task
 from ..walk._fs import entries, is_file, is_folder, require
@@ -91,10 +91,19 @@ class Run:
             if state in states:
                 yield from self._state_folder(details / state, state, collector)
         for entry in listing:
-            if entry.is_folder and entry.name not in (*FINAL_STATES, RUNNING) and is_file(entry.path / "task.json"):
+            if entry.name in STATES and entry.is_folder:
+                continue
+            if entry.is_folder and is_file(entry.path / "task.json"):
                 ref = self._ref(entry.path, None)
                 if ref is not None:
                     yield ref
+            elif entry.is_folder:  # said as the layout says it; its tasks, if any, are not where a reader looks
+                message = f"{entry.name!r} is not a task state; expected one of {', '.join(STATES)}"
+                collector.about(entry.path, "layout.unknown-state", message)
+            else:
+                collector.about(
+                    entry.path, "layout.unexpected-entry", "only state folders belong in details/", "warning"
+                )
         if RUNNING in states:
             yield from self._state_folder(details / RUNNING, RUNNING, collector)
 
