@@ -14,7 +14,17 @@ import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from agentbeats_spec import InvalidDocument, Issue, TaskSoFar, iter_runs, open_run, read_task, to_dict, validate
+from agentbeats_spec import (
+    InvalidDocument,
+    Issue,
+    TaskRef,
+    TaskSoFar,
+    iter_runs,
+    open_run,
+    read_task,
+    to_dict,
+    validate,
+)
 from agentbeats_spec.layouts.agentcompass import task_folder_name
 from agentbeats_spec.models import RunInfo, TaskDetail
 
@@ -141,7 +151,9 @@ def test_listing_tasks_keeps_no_task_alive(tmp_path: Path) -> None:
     peaks = []
     for ref in run.tasks():
         gc.collect()
-        peaks.append(sum(1 for thing in gc.get_objects() if type(thing).__name__ == "TaskRef"))
+        peaks.append(
+            sum(1 for thing in gc.get_objects() if isinstance(thing, TaskRef) and tmp_path in thing.folder.parents)
+        )
         del ref
     assert len(peaks) == 62
     assert max(peaks) == 1  # one at a time, whatever the number of tasks
