@@ -20,24 +20,33 @@ from agentbeats_spec import (
     Issue,
     Kind,
     Limits,
+    Run,
     SpecError,
+    TaskRef,
+    TaskSoFar,
     UnconvertibleAttempt,
     UnknownKind,
     Watched,
     WriteError,
     __version__,
+    attempts_table,
     dump,
     dumps,
     from_atif,
     from_dict,
+    issues_table,
+    iter_runs,
     kinds,
     load,
     loads,
     migrate_run,
+    open_run,
     read_task,
     redact,
     scan,
     schema,
+    steps_table,
+    tasks_table,
     to_atif,
     to_dict,
     validate,
@@ -196,3 +205,25 @@ def watch(run: Path) -> bool:
     stop = threading.Event()
     watched: Watched = watch_run(run, shown, on_fixed=shown, stop=stop, timeout=3600.0)
     return watched.ending == "finished" and not watched.report.fails(strict=True) and not watched.fixed
+
+
+def running_tasks(folder: Path) -> list[str]:
+    """The tasks of every run below a folder that have not finished, with what each holds so far."""
+    found: list[str] = []
+    for run in iter_runs(folder):
+        ref: TaskRef
+        for ref in run.tasks():
+            read: TaskDetail | TaskSoFar = ref.read()
+            if isinstance(read, TaskSoFar):
+                found.append(f"{ref.task_id}: {len(read.attempts)} attempt(s) so far, missing {read.missing}")
+        issues: list[Issue] = run.issues
+        found += [str(issue) for issue in issues]
+    return found
+
+
+def as_tables(path: Path) -> int:
+    run: Run = open_run(path, on_issue=print)
+    rows = 0
+    for make in (tasks_table, attempts_table, steps_table, issues_table):
+        rows += make(run).num_rows
+    return rows

@@ -31,14 +31,16 @@ from .checking._kinds import Kind
 
 if TYPE_CHECKING:
     from .atif._files import from_atif, to_atif
-    from .tasks._detail import read_task, write_task
+    from .runs._reader import Run, TaskRef, iter_runs, open_run
+    from .runs._tables import attempts_table, issues_table, steps_table, tasks_table
+    from .tasks._detail import TaskSoFar, read_task, write_task
     from .tasks._migrate import migrate_run
     from .watching._watch import Watched, watch_run
 
 
 def __getattr__(name: str) -> object:
     # Task records pull in the writers and the layouts; a one-file validation does not need them.
-    if name in ("read_task", "write_task"):
+    if name in ("read_task", "write_task", "TaskSoFar"):
         from .tasks import _detail
 
         return getattr(_detail, name)
@@ -50,6 +52,14 @@ def __getattr__(name: str) -> object:
         from .watching import _watch
 
         return getattr(_watch, name)
+    if name in ("open_run", "iter_runs", "Run", "TaskRef"):
+        from .runs import _reader
+
+        return getattr(_reader, name)
+    if name in ("tasks_table", "attempts_table", "steps_table", "issues_table"):
+        from .runs import _tables  # pyarrow is imported when a table is made, not here
+
+        return getattr(_tables, name)
     if name == "migrate_run":
         from .tasks import _migrate
 
@@ -63,24 +73,33 @@ __all__ = [
     "Issue",
     "Kind",
     "Limits",
+    "Run",
     "SpecError",
+    "TaskRef",
+    "TaskSoFar",
     "UnconvertibleAttempt",
     "UnknownKind",
     "Watched",
     "WriteError",
     "__version__",
+    "attempts_table",
     "dump",
     "dumps",
     "from_atif",
     "from_dict",
+    "issues_table",
+    "iter_runs",
     "kinds",
     "load",
     "loads",
     "migrate_run",
+    "open_run",
     "read_task",
     "redact",
     "scan",
     "schema",
+    "steps_table",
+    "tasks_table",
     "to_atif",
     "to_dict",
     "validate",

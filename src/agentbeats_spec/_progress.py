@@ -14,9 +14,10 @@ class Progress:
 
     THRESHOLD = 300
 
-    def __init__(self, stream: TextIO, total: int) -> None:
+    def __init__(self, stream: TextIO, total: int, unit: str = "files") -> None:
         self.stream = stream
         self.total = total
+        self.unit = unit
         self.started = time.monotonic()
         self.shown = 0.0
 
@@ -34,7 +35,9 @@ class Progress:
         self.shown = now
         rate = done / max(now - self.started, 1e-6)
         filled = int(30 * min(done / max(self.total, 1), 1))
-        self.stream.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total} files, {rate:,.0f} files/s")
+        self.stream.write(
+            f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total} {self.unit}, {rate:,.0f} {self.unit}/s"
+        )
         self.stream.flush()
 
     def close(self) -> None:

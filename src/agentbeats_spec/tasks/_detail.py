@@ -12,7 +12,7 @@ import stat
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import attrs
 
@@ -34,10 +34,14 @@ from ..records._versions import CURRENT_TASK, READABLE_TASKS, TASK_V2
 from ..writing import _atomic
 
 if TYPE_CHECKING:
-    from ..models import TaskDetail
+    from ..models import AttemptPayload, AttemptPlan, TaskDetail
 
 
-def read_task(task_dir: str | os.PathLike[str]) -> TaskDetail:
+@overload
+def read_task(task_dir: str | os.PathLike[str]) -> TaskDetail: ...
+@overload
+def read_task(task_dir: str | os.PathLike[str], *, partial: bool) -> TaskDetail | TaskSoFar: ...
+def read_task(task_dir: str | os.PathLike[str], *, partial: bool = False) -> TaskDetail | TaskSoFar:
     """The logical task detail record of one task folder, as a ``TaskDetail`` model.
 
     Attempt payloads come from each ``attempt-<n>/result.json``; ``retry_counts`` (sparse) and
@@ -49,6 +53,10 @@ def read_task(task_dir: str | os.PathLike[str]) -> TaskDetail:
     A task of the previous layout (``agentcompass.task.v2``) is converted as AgentCompass 1.0.1 converts it on
     read, to the same record; an attempt it cannot convert raises :class:`UnconvertibleAttempt` (an
     :class:`InvalidDocument`), which names the attempt and says why.
+
+    With ``partial=True``, a task that has not published its shared metadata yet (a running task, which
+    ``validate`` calls valid) is no error: it gives a :class:`TaskSoFar`, the attempts that have a result so far
+    and whatever shared metadata there is, read and checked as a finished task's are.
     """
     folder = Path(task_dir)
     collector = Collector()
@@ -61,7 +69,7 @@ def read_task(task_dir: str | os.PathLike[str]) -> TaskDetail:
         raise InvalidDocument(report.issues)
     index = files.index.document.data
     missing = [member for member in layout.SHARED if member not in index]
-    if missing:
+    if missing and not partial:
         message = "the task has not finished: task.json has no " + ", ".join(missing)
         unfinished = Finding("", "layout.incomplete-task", message)
         # Placed as every finding is: at the index object itself (its first character), a real place.
@@ -78,7 +86,10 @@ def read_task(task_dir: str | os.PathLike[str]) -> TaskDetail:
             counts[key] = count
         if payload:
             attempts[key] = _legacy.convert(payload) if legacy else payload
-    shared = _legacy.shape_shared(index) if legacy else index
+    # An unfinished task's missing members stand in as a finished task's would (checked by the same model, then
+    # told apart): the attempts so far are read, converted and checked exactly as those of a finished task.
+    shared = {**_stand_in(files), **index} if missing else index
+    shared = _legacy.shape_shared(shared) if legacy else shared
     record = _persisted.shaped(
         {
             "task_id": index["task_id"],
@@ -90,11 +101,52 @@ def read_task(task_dir: str | os.PathLike[str]) -> TaskDetail:
             "attempts": attempts,
         }
     )
+    if missing and not attempts:  # no attempt to check: the index, checked above, is all there is
+        return _so_far(record, None, missing)
     model = _api.from_dict("agentcompass-task-detail", record)
     _, root = layout.place_of(folder)
     if root is not None:
         _remember_origin(model, root)
-    return model
+    return _so_far(record, model, missing) if missing else model
+
+
+def _so_far(record: dict[str, Any], model: TaskDetail | None, missing: list[str]) -> TaskSoFar:
+    plan = model.attempt_plan if model is not None else None
+    if plan is None and "attempt_plan" not in missing:
+        from ..models import AttemptPlan  # as the models are imported everywhere here: when a record is made
+
+        plan = AttemptPlan(k=record["attempt_plan"]["k"], strategy=record["attempt_plan"]["strategy"])
+    return TaskSoFar(
+        task_id=record["task_id"],
+        category=None if "category" in missing else record["category"],
+        ground_truth=None if "ground_truth" in missing else record["ground_truth"],
+        attempt_plan=None if "attempt_plan" in missing else plan,
+        retry_count=record["retry_count"],
+        retry_counts=record["retry_counts"],
+        attempts=model.attempts if model is not None else {},
+        missing=tuple(missing),
+    )
+
+
+def _stand_in(files: layout.TaskFiles) -> dict[str, Any]:
+    """Shared members that hold for any attempts a task has (k their largest number), never given out as read."""
+    k = max([int(key) for key in files.results if key.isdigit()] + [1])
+    return {"category": None, "ground_truth": None, "attempt_plan": {"k": k, "strategy": "avg"}}
+
+
+@attrs.frozen(kw_only=True)
+class TaskSoFar:
+    """What a task that has not finished holds so far: its attempts with a result, and the shared metadata it has
+    published (``None`` where it has not: the members are named in ``missing``)."""
+
+    task_id: str
+    category: str | None
+    ground_truth: Any
+    attempt_plan: AttemptPlan | None
+    retry_count: int
+    retry_counts: dict[str, int]
+    attempts: dict[str, AttemptPayload]
+    missing: tuple[str, ...]
 
 
 def _version(files: layout.TaskFiles) -> Any:

@@ -20,9 +20,9 @@ import secrets
 import shutil
 import stat
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 from .._issues import WriteError
 from ..reading._bounded import read_sized
@@ -59,7 +59,7 @@ def serialize(data: Any, syntax: Syntax) -> bytes:
         return (json.dumps(data, ensure_ascii=True, indent=2, allow_nan=False) + "\n").encode("ascii")
 
 
-def write_atomic(path: str | os.PathLike[str], content: bytes) -> None:
+def write_atomic(path: str | os.PathLike[str], content: bytes | Callable[[BinaryIO], object]) -> None:
     """Write ``content`` to ``path`` so that readers see the old file or the new one, never a part.
 
     The folder of ``path`` is the caller's (opened as named); the file is written in it by :meth:`Folder.write`.
@@ -234,10 +234,11 @@ class Folder:
 
     # -- files
 
-    def write(self, name: str, content: bytes) -> None:
+    def write(self, name: str, content: bytes | Callable[[BinaryIO], object]) -> None:
         """Replace (or make) the file ``name`` atomically: a temporary file beside it, written, fsynced, given
         the mode of the file it replaces, renamed over it; then the folder is fsynced. On any failure the
         temporary file is removed and the old file is as it was. A link of that name is replaced, never followed.
+        ``content`` is the bytes, or a function that writes them into the stream it is given (a streamed export).
         """
         where, base = self._at(name)
         target = self.path / name
@@ -253,7 +254,10 @@ class Folder:
                 os.close(descriptor)
                 raise
             with stream:
-                stream.write(content)
+                if callable(content):
+                    content(stream)
+                else:
+                    stream.write(content)
                 stream.flush()
                 if _BY_DESCRIPTOR:
                     os.fchmod(stream.fileno(), mode)

@@ -1,0 +1,325 @@
+"""Runs as tables: one row per task, attempt, ACTF step or issue, as ``pyarrow`` tables (the ``[tables]`` extra).
+
+Rows are made one task at a time from the run reader (``_reader``) and gathered into record batches of a fixed
+schema, so that a writer can stream them (``export``); the columns are documented in docs/tables.md.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Literal
+
+from .. import _api
+from .._issues import InvalidDocument, Issue
+from ..models import ABSENT
+from ._reader import Run, TaskRef, iter_runs
+
+Source = Run | str | os.PathLike[str] | Iterable[Run | str | os.PathLike[str]]
+TableName = Literal["tasks", "attempts", "steps", "issues"]
+TABLES: tuple[TableName, ...] = ("tasks", "attempts", "steps", "issues")
+METRIC = "metric."  # the prefix of a metric's own column
+BATCH_ROWS = 4096
+
+# The fixed columns of each table, in order, with their Arrow types by name; metric columns follow, sorted.
+_RUN = [("run_id", "string"), ("run_path", "string"), ("benchmark", "string"), ("harness", "string"),
+        ("model", "string")]  # fmt: skip
+COLUMNS: dict[TableName, list[tuple[str, str]]] = {
+    "tasks": [*_RUN, ("task_id", "string"), ("state", "string"), ("complete", "bool_"), ("category", "string"),
+              ("k", "int64"), ("strategy", "string"), ("attempts", "int64"), ("retry_count", "int64"),
+              ("issues", "int64"), ("steps", "int64"), ("prompt_tokens", "int64"), ("completion_tokens", "int64"),
+              ("llm_infer_ms", "float64"), ("env_action_ms", "float64")],
+    "attempts": [*_RUN, ("task_id", "string"), ("state", "string"), ("complete", "bool_"), ("category", "string"),
+                 ("attempt", "int64"), ("status", "string"), ("retry_count", "int64"), ("issues", "int64"),
+                 ("max_severity", "string"), ("steps", "int64"), ("prompt_tokens", "int64"),
+                 ("completion_tokens", "int64"), ("llm_infer_ms", "float64"), ("env_action_ms", "float64"),
+                 ("started_at", "string"), ("finished_at", "string")],
+    "steps": [*_RUN, ("task_id", "string"), ("category", "string"), ("attempt", "int64"), ("step_index", "int64"),
+              ("step_id", "int64"), ("started_at", "string"), ("finished_at", "string"), ("prompt_tokens", "int64"),
+              ("completion_tokens", "int64"), ("llm_infer_ms", "float64"), ("env_action_ms", "float64"),
+              ("stop_reason", "string"), ("tool_calls", "int64")],
+    "issues": [("run_id", "string"), ("run_path", "string"), ("file", "string"), ("kind", "string"),
+               ("pointer", "string"), ("line", "int64"), ("column", "int64"), ("severity", "string"),
+               ("code", "string"), ("message", "string")],
+}  # fmt: skip
+_SEVERITY_ORDER = ("warning", "error", "fatal")
+Row = dict[str, Any]
+
+
+def _pyarrow() -> Any:
+    try:
+        import pyarrow  # type: ignore[import-untyped]  # the optional extra [tables]: only tables need it
+    except ImportError:
+        raise ImportError("runs as tables need pyarrow: pip install 'agentbeats-spec[tables]'") from None
+    return pyarrow
+
+
+def runs_of(source: Source, on_issue: Callable[[Issue], None] | None = None) -> Iterator[Run]:
+    """The runs a source names: a run, a path (a run or a folder of runs), or an iterable of these."""
+    if isinstance(source, Run):
+        yield source
+    elif isinstance(source, (str, os.PathLike)):
+        yield from iter_runs(source, on_issue=on_issue)
+    else:
+        for item in source:
+            yield from runs_of(item, on_issue)
+
+
+class Rows:
+    """The rows of one table over a source, made one task at a time; the issues met, when not strict."""
+
+    def __init__(
+        self, table: TableName, source: Source, *, strict: bool, on_task: Callable[[int], None] | None = None
+    ) -> None:
+        if table not in COLUMNS:
+            raise ValueError(f"unknown table {table!r}; expected one of {', '.join(TABLES)}")
+        self.table = table
+        self.source = source
+        self.strict = strict
+        self.issues: list[Issue] = []
+        self.tasks_read = 0
+        self.on_task = on_task
+
+    def met(self, issue: Issue) -> None:
+        if self.strict and issue.severity == "error":
+            raise InvalidDocument([issue])
+        self.issues.append(issue)
+
+    def __iter__(self) -> Iterator[Row]:
+        for run in runs_of(self.source, self.met):
+            if run.on_issue is None:  # a run opened by the caller: its issues so far, then as they come
+                for issue in run.issues:
+                    self.met(issue)
+                run.issues.clear()
+                run.on_issue = self.met
+            base = _run_columns(run)
+            if self.table == "issues":
+                yield from ({**base, **_issue_row(issue)} for issue in _api.validate(run.path))
+                continue
+            for ref in run.tasks():
+                yield from self._task_rows(base, ref)
+
+    def _task_rows(self, base: Row, ref: TaskRef) -> Iterator[Row]:
+        try:
+            record = ref.read()
+        except InvalidDocument as error:
+            if self.strict:
+                raise
+            self.issues.extend(error.issues)
+            return
+        self.tasks_read += 1
+        if self.on_task is not None:
+            self.on_task(self.tasks_read)
+        task = {**base, "task_id": ref.task_id, "category": record.category}
+        attempts = [
+            (int(key), payload, record.retry_counts.get(key, 0))
+            for key, payload in sorted(record.attempts.items(), key=lambda item: int(item[0]))
+        ]
+        if self.table == "steps":
+            for number, payload, _ in attempts:
+                for index, step in enumerate(_steps(payload)):
+                    yield {**task, "attempt": number, "step_index": index, **_step_row(step)}
+            return
+        task.update(state=ref.state, complete=ref.complete)
+        rows = [{**task, "attempt": number, **_attempt_row(payload, retries)} for number, payload, retries in attempts]
+        if self.table == "attempts":
+            yield from rows
+            return
+        plan = record.attempt_plan
+        summed = {name: _sum(row.get(name) for row in rows) for name in _COUNTERS}
+        metrics = sorted({name for row in rows for name in row if name.startswith(METRIC)})
+        means = {name: _mean(row.get(name) for row in rows) for name in metrics}
+        yield {**task, "k": plan.k if plan is not None else None, "strategy": plan.strategy if plan else None,
+               "attempts": len(rows), "retry_count": record.retry_count, **summed, **means}  # fmt: skip
+
+
+_COUNTERS = ("issues", "steps", "prompt_tokens", "completion_tokens", "llm_infer_ms", "env_action_ms")
+
+
+def _run_columns(run: Run) -> Row:
+    request = run.info.request if run.info is not None else {}
+    params = _api.to_dict(run.params) if run.params is not None else {}
+
+    def name(part: str) -> str | None:
+        for holder in (request, params):
+            value = holder.get(part) if isinstance(holder, dict) else None
+            if isinstance(value, dict):
+                for member in ("id", "name"):
+                    if isinstance(value.get(member), str):
+                        return str(value[member])
+        return None
+
+    return {"run_id": run.run_id, "run_path": str(run.path), "benchmark": name("benchmark"),
+            "harness": name("harness"), "model": name("model")}  # fmt: skip
+
+
+def _member(value: Any, name: str) -> Any:
+    """A member of a model (declared or among its unknown members) or of a plain mapping; None when absent."""
+    if isinstance(value, dict):
+        return value.get(name)
+    found = getattr(value, name, None)
+    if found is None and isinstance(getattr(value, "unknown_members", None), dict):
+        found = value.unknown_members.get(name)
+    return None if found is ABSENT else found
+
+
+def _steps(payload: Any) -> list[Any]:
+    steps = _member(_member(payload, "trajectory"), "steps")
+    return [step for step in steps if step is not None] if isinstance(steps, list) else []
+
+
+def _number(value: Any, *, counter: bool = False) -> float | None:
+    """A numeric value; a negative timing (AgentCompass writes -1 for "not measured") is no value."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return None if counter and value < 0 else float(value)
+
+
+def _step_row(step: Any) -> Row:
+    metric = _member(step, "metric")
+    calls = _member(_member(step, "assistant_content"), "tool_calls")
+    prompt = _number(_member(metric, "prompt_tokens_len"))
+    completion = _number(_member(metric, "completion_tokens_len"))
+    step_id = _member(step, "step_id")
+    return {
+        "step_id": step_id if isinstance(step_id, int) and not isinstance(step_id, bool) else None,
+        "started_at": _text(_member(step, "started_at")),
+        "finished_at": _text(_member(step, "finished_at")),
+        "prompt_tokens": int(prompt) if prompt is not None else None,
+        "completion_tokens": int(completion) if completion is not None else None,
+        "llm_infer_ms": _number(_member(metric, "llm_infer_ms"), counter=True),
+        "env_action_ms": _number(_member(metric, "env_action_ms"), counter=True),
+        "stop_reason": _text(_member(metric, "stop_reason")),
+        "tool_calls": len(calls) if isinstance(calls, (list, dict)) else 0,
+    }
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _attempt_row(payload: Any, retries: int) -> Row:
+    steps = [_step_row(step) for step in _steps(payload)]
+    issues = _member(payload, "issues") or []
+    severities = [_member(issue, "severity") for issue in issues]
+    worst = max((_SEVERITY_ORDER.index(s) for s in severities if s in _SEVERITY_ORDER), default=None)
+    trajectory = _member(payload, "trajectory")
+    row: Row = {
+        "status": _member(payload, "status"),
+        "retry_count": retries,
+        "issues": len(issues),
+        "max_severity": _SEVERITY_ORDER[worst] if worst is not None else None,
+        "steps": len(steps),
+        "started_at": _text(_member(trajectory, "started_at")) or (steps[0]["started_at"] if steps else None),
+        "finished_at": _text(_member(trajectory, "finished_at")) or (steps[-1]["finished_at"] if steps else None),
+    }
+    for name in ("prompt_tokens", "completion_tokens", "llm_infer_ms", "env_action_ms"):
+        row[name] = _sum(step[name] for step in steps)
+    if row["prompt_tokens"] is not None:
+        row["prompt_tokens"] = int(row["prompt_tokens"])
+    if row["completion_tokens"] is not None:
+        row["completion_tokens"] = int(row["completion_tokens"])
+    metrics = _member(payload, "metrics")
+    for name, value in (metrics if isinstance(metrics, dict) else {}).items():
+        row[METRIC + name] = float(value) if isinstance(value, (bool, int, float)) else None
+    return row
+
+
+def _sum(values: Iterable[Any]) -> Any:
+    present = [value for value in values if value is not None]
+    return sum(present) if present else None
+
+
+def _mean(values: Iterable[Any]) -> float | None:
+    present = [value for value in values if value is not None]
+    return sum(present) / len(present) if present else None
+
+
+def _issue_row(issue: Issue) -> Row:
+    return {
+        "file": issue.file,
+        "kind": issue.kind,
+        "pointer": issue.pointer,
+        "line": issue.line,
+        "column": issue.column,
+        "severity": issue.severity,
+        "code": issue.code,
+        "message": issue.message,
+    }
+
+
+def schema(table: TableName, metrics: Iterable[str] = (), columns: Sequence[str] | None = None) -> Any:
+    """The Arrow schema of a table: its fixed columns, then one float64 column per metric (``metric.<name>``);
+    ``columns`` picks and orders them (a name neither fixed nor a metric seen is refused)."""
+    pa = _pyarrow()
+    fields = [(name, getattr(pa, kind)()) for name, kind in COLUMNS[table]]
+    if table in ("tasks", "attempts"):
+        fields += [(name, pa.float64()) for name in sorted(set(metrics))]
+    if columns is not None:
+        known = dict(fields)
+        unknown = [name for name in columns if name not in known and not name.startswith(METRIC)]
+        if unknown:
+            raise ValueError(f"unknown column(s) of the {table} table: {', '.join(map(repr, unknown))}")
+        fields = [(name, known.get(name, pa.float64())) for name in columns]
+    return pa.schema(fields)
+
+
+def metric_names(table: TableName, source: Source) -> list[str]:
+    """The metric columns a table over ``source`` has (a first pass: every attempt payload is read)."""
+    if table not in ("tasks", "attempts"):
+        return []
+    rows = Rows("attempts", source, strict=False)
+    return sorted({name for row in rows for name in row if name.startswith(METRIC)})
+
+
+def batches(rows: Iterable[Row], arrow_schema: Any, size: int = BATCH_ROWS) -> Iterator[Any]:
+    """The rows as record batches of ``arrow_schema``, ``size`` rows at a time (memory bounded by ``size``)."""
+    pa = _pyarrow()
+    names = arrow_schema.names
+    pending: list[Row] = []
+    for row in rows:
+        pending.append(row)
+        if len(pending) >= size:
+            yield pa.RecordBatch.from_pylist([{name: row.get(name) for name in names} for row in pending],
+                                             schema=arrow_schema)  # fmt: skip
+            pending = []
+    if pending:
+        yield pa.RecordBatch.from_pylist([{name: row.get(name) for name in names} for row in pending],
+                                         schema=arrow_schema)  # fmt: skip
+
+
+def _table(table: TableName, source: Source, columns: Sequence[str] | None, strict: bool) -> Any:
+    pa = _pyarrow()
+    made = Rows(table, source, strict=strict)
+    rows = list(made)
+    metrics = {name for row in rows for name in row if name.startswith(METRIC)}
+    arrow_schema = schema(table, metrics, columns)
+    result = pa.Table.from_batches(list(batches(rows, arrow_schema)), schema=arrow_schema)
+    return result if strict else (result, made.issues)
+
+
+def tasks_table(source: Source, *, columns: Sequence[str] | None = None, strict: bool = True) -> Any:
+    """One row per task of a run, of many runs or of a folder of runs, as a ``pyarrow.Table``.
+
+    The columns are those of docs/tables.md (a metric's ``metric.<name>`` is its mean over the task's
+    attempts); ``columns`` picks them. By default a task that cannot be read raises :class:`InvalidDocument`;
+    with ``strict=False`` it is left out and ``(table, issues)`` is returned, the issues of what was left out.
+    """
+    return _table("tasks", source, columns, strict)
+
+
+def attempts_table(source: Source, *, columns: Sequence[str] | None = None, strict: bool = True) -> Any:
+    """One row per attempt with a result (``metric.<name>`` per metric, token and timing sums over its steps);
+    as :func:`tasks_table` otherwise."""
+    return _table("attempts", source, columns, strict)
+
+
+def steps_table(source: Source, *, columns: Sequence[str] | None = None, strict: bool = True) -> Any:
+    """One row per ACTF step of every attempt's trajectory; as :func:`tasks_table` otherwise."""
+    return _table("steps", source, columns, strict)
+
+
+def issues_table(source: Source, *, columns: Sequence[str] | None = None, strict: bool = True) -> Any:
+    """One row per issue :func:`validate` finds in each run; as :func:`tasks_table` otherwise (nothing is left
+    out: the issues are the rows)."""
+    return _table("issues", source, columns, strict)
