@@ -1,0 +1,125 @@
+"""Ours against Ajv and the floor, side by side, in interleaved rounds of one run (issue 24).
+
+    python benchmarks/side_by_side.py TREE [TREE ...] [--rounds 3]
+
+Each of the measures walks the tree itself, on files the page cache already holds, one process each:
+
+- floor: ``os.walk`` + read + ``orjson.loads`` of every ``*.json`` file, one core;
+- ours ``validate --jobs 1 --no-cache`` and ours with the default jobs (``--no-cache``);
+- ours warm: ``--jobs 1`` with a verdict cache filled by a first run on the unchanged tree;
+- Ajv: benchmarks/ajv_walk.mjs in Node, Ajv2020 compiled from our schemas (needs tests/node set up: make test).
+
+Every round runs every measure of every tree once, in turn; each keeps its best wall time, so that a load that
+comes and goes skews them alike. The load average is printed at the start and the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+CLI = [PYTHON, "-m", "agentbeats_spec", "validate", "--format", "json"]
+
+FLOOR = """
+import os, sys, orjson
+for folder, _, names in os.walk(sys.argv[1]):
+    for name in names:
+        if name.endswith(".json"):
+            with open(os.path.join(folder, name), "rb") as file:
+                orjson.loads(file.read())
+"""
+
+
+def catalog(path: Path) -> None:
+    """Our schemas and, per kind, what tells it by its path: for ajv_walk.mjs."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from agentbeats_spec.checking import _kinds, _schemas
+
+    kinds = [
+        {"globs": list(kind.file_match), "run_root_file": kind.run_root_file, "schema": kind.latest}
+        for kind in _kinds.KINDS.values()
+    ]
+    schemas = [_schemas.contents(schema_id) for schema_id in _schemas.documents()]
+    path.write_text(json.dumps({"schemas": schemas, "kinds": kinds}), encoding="utf-8")
+
+
+def tree_size(tree: Path) -> tuple[int, int]:
+    files = size = 0
+    for folder, _, names in os.walk(tree):
+        for name in names:
+            if name.endswith(".json"):
+                files += 1
+                with open(os.path.join(folder, name), "rb") as file:  # warms the page cache too
+                    size += len(file.read())
+    return files, size
+
+
+def timed(command: list[str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, stdout=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("trees", type=Path, nargs="+")
+    parser.add_argument("--rounds", type=int, default=3)
+    arguments = parser.parse_args()
+    node = shutil.which("node")
+    work = Path(tempfile.mkdtemp(prefix="agentbeats-side-"))
+    catalog(work / "catalog.json")
+    ajv = [node, str(ROOT / "benchmarks" / "ajv_walk.mjs"), str(work / "catalog.json")] if node else None
+    load = os.getloadavg()
+    print(f"load average at the start: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cores")
+    measures: dict[Path, list[tuple[str, list[str]]]] = {}
+    sizes = {}
+    for tree in arguments.trees:
+        sizes[tree] = tree_size(tree)
+        cache = work / f"cache-{len(measures)}"
+        subprocess.run([*CLI, "--cache", str(cache), "--jobs", "1", str(tree)], stdout=subprocess.DEVNULL, check=False)
+        measures[tree] = [
+            ("floor", [PYTHON, "-c", FLOOR, str(tree)]),
+            ("ours --jobs 1", [*CLI, "--no-cache", "--jobs", "1", str(tree)]),
+            ("ours default jobs", [*CLI, "--no-cache", str(tree)]),
+            ("ours warm (--jobs 1)", [*CLI, "--cache", str(cache), "--jobs", "1", str(tree)]),
+        ]
+        if ajv is not None:
+            measures[tree].append(("Ajv", [*ajv, str(tree)]))
+            print(f"{tree}: Ajv counts {subprocess.run([*ajv, str(tree)], capture_output=True, text=True).stdout}",
+                  end="")  # fmt: skip
+    best: dict[tuple[Path, str], float] = {}
+    for _ in range(arguments.rounds):
+        for tree, rows in measures.items():
+            for name, command in rows:
+                best[tree, name] = min(best.get((tree, name), float("inf")), timed(command))
+    for tree, rows in measures.items():
+        files, size = sizes[tree]
+        megabytes = size / 1024**2
+        print(f"\n{tree}: {files} JSON files, {megabytes:.0f} MB (best of {arguments.rounds})")
+        for name, _ in rows:
+            elapsed = best[tree, name]
+            print(f"  {name:<22} {elapsed:7.2f} s {megabytes / elapsed:7.1f} MB/s {files / elapsed:8.0f} files/s")
+        floor = best[tree, "floor"]
+        print(f"  ours --jobs 1 / floor        {floor / best[tree, 'ours --jobs 1']:5.2f}  (target >= 0.5, aim 0.8)")
+        print(f"  ours warm / floor            {floor / best[tree, 'ours warm (--jobs 1)']:5.2f}  (target >= 1.0)")
+        if ajv is not None:
+            peer = best[tree, "Ajv"]
+            print(f"  ours --jobs 1 against Ajv    {peer / best[tree, 'ours --jobs 1']:5.2f}x (target >= 1.0, aim 1.5)")
+            print(f"  ours default jobs against Ajv {peer / best[tree, 'ours default jobs']:4.2f}x (target >= 1.6)")
+    load = os.getloadavg()
+    print(f"\nload average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    shutil.rmtree(work)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
