@@ -47,8 +47,8 @@ def main() -> int:
         subprocess.run([PYTHON, str(HERE / "agentcompass_writer.py"), str(writer), "--tasks", str(arguments.tasks)],
                        check=True)  # fmt: skip
     if not long.exists():
-        subprocess.run([PYTHON, str(HERE / "agentcompass_writer.py"), str(long), "--tasks", "400", "--steps", "100:400"],
-                       check=True)  # fmt: skip
+        long_run = [str(long), "--tasks", "400", "--steps", "100:400"]
+        subprocess.run([PYTHON, str(HERE / "agentcompass_writer.py"), *long_run], check=True)
     run = [PYTHON, str(HERE / "run.py")]
     extra = ["--skip-check-jsonschema"] if arguments.skip_check_jsonschema else []
     with (work / "results.txt").open("w", encoding="utf-8") as results:
