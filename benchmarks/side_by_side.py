@@ -1,6 +1,6 @@
 """Ours against Ajv and the floor, side by side, in interleaved rounds of one run (issue 24).
 
-    python benchmarks/side_by_side.py TREE [TREE ...] [--rounds 3]
+    python benchmarks/side_by_side.py TREE [TREE ...] [--rounds 3] [--before SRC]
 
 Each of the measures walks the tree itself, on files the page cache already holds, one process each:
 
@@ -10,7 +10,8 @@ Each of the measures walks the tree itself, on files the page cache already hold
 - Ajv: benchmarks/ajv_walk.mjs in Node, Ajv2020 compiled from our schemas (needs tests/node set up: make test).
 
 Every round runs every measure of every tree once, in turn; each keeps its best wall time, so that a load that
-comes and goes skews them alike. The load average is printed at the start and the end.
+comes and goes skews them alike. The load average is printed at the start and the end. With ``--before SRC`` (the
+``src`` folder of an older checkout, its native reader built in place), ours is measured for both, interleaved.
 """
 
 from __future__ import annotations
@@ -63,9 +64,10 @@ def tree_size(tree: Path) -> tuple[int, int]:
     return files, size
 
 
-def timed(command: list[str]) -> float:
+def timed(command: list[str], source: str | None = None) -> float:
+    environment = {**os.environ, "PYTHONPATH": source} if source else None
     started = time.perf_counter()
-    subprocess.run(command, stdout=subprocess.DEVNULL, check=False)
+    subprocess.run(command, stdout=subprocess.DEVNULL, check=False, env=environment)
     return time.perf_counter() - started
 
 
@@ -73,6 +75,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("trees", type=Path, nargs="+")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--before", help="the src folder of an older checkout: ours measured for it too")
     arguments = parser.parse_args()
     node = shutil.which("node")
     work = Path(tempfile.mkdtemp(prefix="agentbeats-side-"))
@@ -80,41 +83,47 @@ def main() -> int:
     ajv = [node, str(ROOT / "benchmarks" / "ajv_walk.mjs"), str(work / "catalog.json")] if node else None
     load = os.getloadavg()
     print(f"load average at the start: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cores")
-    measures: dict[Path, list[tuple[str, list[str]]]] = {}
+    measures: dict[Path, list[tuple[str, list[str], str | None]]] = {}
+    sources = [("", None), *([("before: ", arguments.before)] if arguments.before else [])]
     sizes = {}
     for tree in arguments.trees:
         sizes[tree] = tree_size(tree)
-        cache = work / f"cache-{len(measures)}"
-        subprocess.run([*CLI, "--cache", str(cache), "--jobs", "1", str(tree)], stdout=subprocess.DEVNULL, check=False)
-        measures[tree] = [
-            ("floor", [PYTHON, "-c", FLOOR, str(tree)]),
-            ("ours --jobs 1", [*CLI, "--no-cache", "--jobs", "1", str(tree)]),
-            ("ours default jobs", [*CLI, "--no-cache", str(tree)]),
-            ("ours warm (--jobs 1)", [*CLI, "--cache", str(cache), "--jobs", "1", str(tree)]),
-        ]
+        measures[tree] = [("floor", [PYTHON, "-c", FLOOR, str(tree)], None)]
+        for label, source in sources:
+            cache = work / f"cache-{len(measures)}-{label.strip(': ')}"
+            fill = [*CLI, "--cache", str(cache), "--jobs", "1", str(tree)]
+            timed(fill, source)
+            measures[tree] += [
+                (f"{label}ours --jobs 1", [*CLI, "--no-cache", "--jobs", "1", str(tree)], source),
+                (f"{label}ours default jobs", [*CLI, "--no-cache", str(tree)], source),
+                (f"{label}ours warm (--jobs 1)", fill, source),
+            ]
         if ajv is not None:
-            measures[tree].append(("Ajv", [*ajv, str(tree)]))
+            measures[tree].append(("Ajv", [*ajv, str(tree)], None))
             print(f"{tree}: Ajv counts {subprocess.run([*ajv, str(tree)], capture_output=True, text=True).stdout}",
                   end="")  # fmt: skip
     best: dict[tuple[Path, str], float] = {}
     for _ in range(arguments.rounds):
         for tree, rows in measures.items():
-            for name, command in rows:
-                best[tree, name] = min(best.get((tree, name), float("inf")), timed(command))
+            for name, command, source in rows:
+                best[tree, name] = min(best.get((tree, name), float("inf")), timed(command, source))
     for tree, rows in measures.items():
         files, size = sizes[tree]
         megabytes = size / 1024**2
         print(f"\n{tree}: {files} JSON files, {megabytes:.0f} MB (best of {arguments.rounds})")
-        for name, _ in rows:
+        for name, _, _ in rows:
             elapsed = best[tree, name]
-            print(f"  {name:<22} {elapsed:7.2f} s {megabytes / elapsed:7.1f} MB/s {files / elapsed:8.0f} files/s")
+            print(f"  {name:<30} {elapsed:7.2f} s {megabytes / elapsed:7.1f} MB/s {files / elapsed:8.0f} files/s")
         floor = best[tree, "floor"]
-        print(f"  ours --jobs 1 / floor        {floor / best[tree, 'ours --jobs 1']:5.2f}  (target >= 0.5, aim 0.8)")
-        print(f"  ours warm / floor            {floor / best[tree, 'ours warm (--jobs 1)']:5.2f}  (target >= 1.0)")
-        if ajv is not None:
-            peer = best[tree, "Ajv"]
-            print(f"  ours --jobs 1 against Ajv    {peer / best[tree, 'ours --jobs 1']:5.2f}x (target >= 1.0, aim 1.5)")
-            print(f"  ours default jobs against Ajv {peer / best[tree, 'ours default jobs']:4.2f}x (target >= 1.6)")
+        for label, _ in sources:
+            one, default = best[tree, f"{label}ours --jobs 1"], best[tree, f"{label}ours default jobs"]
+            print(f"  {label}ours --jobs 1 / floor       {floor / one:5.2f}  (target >= 0.5, aim 0.8)")
+            print(f"  {label}ours warm / floor           {floor / best[tree, f'{label}ours warm (--jobs 1)']:5.2f}"
+                  "  (target >= 1.0)")  # fmt: skip
+            if ajv is not None:
+                peer = best[tree, "Ajv"]
+                print(f"  {label}ours --jobs 1 against Ajv   {peer / one:5.2f}x (target >= 1.0, aim 1.5)")
+                print(f"  {label}ours default jobs against Ajv {peer / default:4.2f}x (target >= 1.6)")
     load = os.getloadavg()
     print(f"\nload average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     shutil.rmtree(work)
