@@ -67,8 +67,11 @@ def tree_size(tree: Path) -> tuple[int, int]:
 def timed(command: list[str], source: str | None = None) -> float:
     environment = {**os.environ, "PYTHONPATH": source} if source else None
     started = time.perf_counter()
-    subprocess.run(command, stdout=subprocess.DEVNULL, check=False, env=environment)
-    return time.perf_counter() - started
+    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False, env=environment)
+    took = time.perf_counter() - started
+    if done.returncode not in (0, 1):  # 1: a tree with findings, still a measurement
+        raise SystemExit(f"{' '.join(command)}: exit {done.returncode}\n{done.stderr.decode(errors='replace')[-2000:]}")
+    return took
 
 
 def main() -> int:
