@@ -5,8 +5,7 @@
 Every task goes through ``agentcompass.runtime.results.layout.RunLayout.write_result`` (installed for the tests in
 ``.venv/interop`` by ``make test``), so the folders, names, indentation and states are exactly the writer's: 1 to
 3 attempts per task, trajectories of 2 to 24 short steps (``--steps MIN:MAX``: 100:400 for long ones), a third
-of the attempts with an issue. Only the writer's
-fsync calls are skipped (they change no byte, and cost minutes).
+of the attempts with an issue. Only the writer's fsync calls are skipped (they change no byte, and cost minutes).
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ def test_a_tree_far_below_the_threshold_sizes_only_a_sample_of_its_units(
     assert len(sized) == len(units[::step])  # the sample alone: the tree is not listed a second time
 
 
-def test_a_tree_the_sample_puts_near_the_threshold_is_sized_whole(
+def test_a_tree_the_sample_puts_at_the_threshold_is_sized_whole(
     tmp_path: Path, sized: list[Path], monkeypatch: pytest.MonkeyPatch, submitted: list[Any]
 ) -> None:
     trees = runs(tmp_path, 2)
@@ -69,11 +69,13 @@ def test_a_tree_the_sample_puts_near_the_threshold_is_sized_whole(
     monkeypatch.setattr(_units, "SIZE_SAMPLE", len(units))  # the sample is every unit: it promises the whole size
     whole = sum(_cache.size_below(unit.path) for unit in units)
     sized.clear()
-    # One byte more than the tree holds: the sample says "near", the exact sizes say "below", so no worker starts.
+    # One byte more than the tree holds: the sample says "below", nothing more is sized and no worker starts.
     monkeypatch.setattr(_units, "WORKERS_GAIN_BYTES", whole + 1)
     assert check_paths(trees, jobs=2) == check_paths(trees, jobs=1)
-    assert len(sized) == 2 * len(units)  # the sample, then every unit
+    assert len(sized) == len(units)  # the sample alone
     assert submitted == []
+    sized.clear()
     monkeypatch.setattr(_units, "WORKERS_GAIN_BYTES", whole)
     assert check_paths(trees, jobs=2) == check_paths(trees, jobs=1)
+    assert len(sized) == 2 * len(units)  # the sample, then every unit for the batches
     assert submitted != []
