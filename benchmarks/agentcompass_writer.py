@@ -1,11 +1,11 @@
 """A run written by the released AgentCompass 1.0.1 writer itself: many small files, where per-file costs dominate.
 
-    python benchmarks/agentcompass_writer.py OUT [--tasks 3000] [--seed 7]
+    python benchmarks/agentcompass_writer.py OUT [--tasks 3000] [--seed 7] [--steps 2:24]
 
 Every task goes through ``agentcompass.runtime.results.layout.RunLayout.write_result`` (installed for the tests in
 ``.venv/interop`` by ``make test``), so the folders, names, indentation and states are exactly the writer's: 1 to
-3 attempts per task, trajectories of 2 to 24 short steps, a third of the attempts with an issue. Only the writer's
-fsync calls are skipped (they change no byte, and cost minutes).
+3 attempts per task, trajectories of 2 to 24 short steps (``--steps MIN:MAX``: 100:400 for long ones), a third
+of the attempts with an issue. Only the writer's fsync calls are skipped (they change no byte, and cost minutes).
 """
 
 from __future__ import annotations
@@ -28,7 +28,9 @@ ISSUES = [
 ]
 
 
-def record(rng: random.Random, number: int, template: dict[str, Any]) -> dict[str, Any]:
+def record(
+    rng: random.Random, number: int, template: dict[str, Any], steps_range: tuple[int, int] = (2, 24)
+) -> dict[str, Any]:
     data = copy.deepcopy(template)
     data["task_id"] = f"bench/utils: task #{number}"
     attempts = rng.randint(1, 3)
@@ -37,7 +39,7 @@ def record(rng: random.Random, number: int, template: dict[str, Any]) -> dict[st
     data["attempts"] = {}
     for attempt in range(1, attempts + 1):
         result = copy.deepcopy(first)
-        count = rng.randint(2, 24)
+        count = rng.randint(*steps_range)
         result["trajectory"]["steps"] = [
             {**copy.deepcopy(steps[index % len(steps)]), "step_id": index + 1} for index in range(count)
         ]
@@ -57,17 +59,19 @@ def main() -> int:
     parser.add_argument("out", type=Path)
     parser.add_argument("--tasks", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--steps", default="2:24", help="MIN:MAX steps per trajectory")
     arguments = parser.parse_args()
     sys.path.append(str(ROOT / ".venv" / "interop"))
     from agentcompass.runtime.results.layout import RunLayout
 
     os.fsync = lambda descriptor: None  # durability only: the bytes written are the same, thousands of times faster
 
+    low, high = (int(part) for part in arguments.steps.split(":"))
     rng = random.Random(arguments.seed)
     template = json.loads(RECORD.read_text(encoding="utf-8"))
     layout = RunLayout(arguments.out)
     for number in range(arguments.tasks):
-        layout.write_result(record(rng, number, template))
+        layout.write_result(record(rng, number, template, (low, high)))
     files = list(arguments.out.rglob("*.json"))
     size = sum(path.stat().st_size for path in files)
     print(f"{arguments.out}: {arguments.tasks} tasks, {len(files)} JSON files, {size / 1024**2:.1f} MB")

@@ -3,8 +3,10 @@
     python benchmarks/suite.py [WORK] [--size-mb 512] [--tasks 3000]     (make bench)
 
 WORK (default /tmp/agentbeats-bench) gets ``generated/valid``, ``generated/broken`` (1% broken files),
-``huge.actf.json`` (200 MB), and ``writer/``, a run written by the AgentCompass 1.0.1 writer itself; then
-benchmarks/run.py measures the generated tree (with the broken tree and the huge trajectory) and the writer's run.
+``huge.actf.json`` (200 MB), ``writer/``, a run written by the AgentCompass 1.0.1 writer itself (3,000 small
+tasks), and ``writer-long/``, 400 tasks of long trajectories by the same writer; then benchmarks/run.py measures the
+generated tree (with the broken tree and the huge trajectory) and the writer's run, and benchmarks/side_by_side.py
+measures the floor, ours and Ajv in Node on the two writer's runs and the generated tree, in interleaved rounds.
 Everything is printed and also kept in WORK/results.txt. Other processes on the machine skew the figures: each
 run prints the load average at its start and end.
 """
@@ -30,7 +32,7 @@ def main() -> int:
     arguments = parser.parse_args()
     work = arguments.work
     valid, broken = work / "generated" / "valid", work / "generated" / "broken"
-    huge, writer = work / "huge.actf.json", work / "writer"
+    huge, writer, long = work / "huge.actf.json", work / "writer", work / "writer-long"
     generate = [PYTHON, str(HERE / "generate.py")]
     if not valid.exists():
         subprocess.run([*generate, str(valid), "--size-mb", str(arguments.size_mb), "--seed", "7"], check=True)
@@ -44,12 +46,16 @@ def main() -> int:
     if not writer.exists():
         subprocess.run([PYTHON, str(HERE / "agentcompass_writer.py"), str(writer), "--tasks", str(arguments.tasks)],
                        check=True)  # fmt: skip
+    if not long.exists():
+        long_run = [str(long), "--tasks", "400", "--steps", "100:400"]
+        subprocess.run([PYTHON, str(HERE / "agentcompass_writer.py"), *long_run], check=True)
     run = [PYTHON, str(HERE / "run.py")]
     extra = ["--skip-check-jsonschema"] if arguments.skip_check_jsonschema else []
     with (work / "results.txt").open("w", encoding="utf-8") as results:
         for command in (
             [*run, str(valid), "--broken", str(broken), "--huge", str(huge), *extra],
             [*run, str(writer), *extra],
+            [PYTHON, str(HERE / "side_by_side.py"), str(writer), str(long), str(valid)],
         ):
             process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
             assert process.stdout is not None

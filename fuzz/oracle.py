@@ -18,7 +18,7 @@ MAX_DEPTH = 64  # low enough for the fuzzer to reach, so that the limit's edge i
 
 
 def check(raw: bytes) -> None:
-    data, flag, table = _native.read(raw, MAX_DEPTH)
+    data, flag, table, integral = _native.read(raw, MAX_DEPTH)
     text, decoded = _json.decode(raw, family="json")
     try:
         exact, findings = _json.parse(text, max_depth=MAX_DEPTH) if text is not None else (None, [])
@@ -26,12 +26,14 @@ def check(raw: bytes) -> None:
         return  # the exact reader's own limits; the native reader flagged it or the assertion below would fail
     clean = text is not None and not decoded and not findings
     if flag:
-        assert data is None and table is None
+        assert data is None and table is None and integral == 0
         # Only what the exact reader does not report may be flagged spuriously.
         assert not clean or flag in (_native.FLAG_SURROGATE, _native.FLAG_DEPTH), (raw, flag)
         return
     assert clean, (raw, decoded, findings)
     assert json.dumps(data) == json.dumps(exact), raw
+    # Schema validation skips the 1.0-is-not-an-integer check where the reader saw no integral float: never wrongly.
+    assert integral == _has_integral_float(data), raw
     assert table is not None and text is not None
     paths = list(_paths(data))[:64]
     native = _nativejson.locate(raw, table, paths)
@@ -53,6 +55,20 @@ def check(raw: bytes) -> None:
             assert list(actf.trajectory(trajectory)) == filtered, raw
         finally:
             _actf_steps._actf_native = native
+
+
+def _has_integral_float(value: Any) -> bool:
+    """Whether a float with no fractional part (1.0, 1e0, -0.0) is anywhere in the data."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and item.is_integer():
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _trajectories(value: Any) -> Any:

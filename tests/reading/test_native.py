@@ -62,7 +62,7 @@ def outcome(source: Any, kind: str | None) -> Any:
 
 
 def flag(raw: bytes, max_depth: int = 512) -> int:
-    data, found, table = _native.read(raw, max_depth)
+    data, found, table, _ = _native.read(raw, max_depth)
     assert (data is None and table is None) if found else table is not None
     return found
 
@@ -145,7 +145,7 @@ def test_the_depth_limit_is_the_configured_one() -> None:
     ],
 )
 def test_clean_documents_give_the_standard_parsers_data(raw: bytes) -> None:
-    data, found, _ = _native.read(raw, 512)
+    data, found, _, _ = _native.read(raw, 512)
     assert found == 0
     expected = json.loads(raw)
     assert data == expected
@@ -154,7 +154,7 @@ def test_clean_documents_give_the_standard_parsers_data(raw: bytes) -> None:
 
 def test_the_offsets_table_lists_every_container_in_document_order() -> None:
     raw = b'{"a": [1, {"b": []}], "c": {}}'
-    _, _, table = _native.read(raw, 512)
+    _, _, table, _ = _native.read(raw, 512)
     assert table is not None
     pairs = [int.from_bytes(table[i : i + 8], sys.byteorder) for i in range(0, len(table), 8)]
     containers = list(zip(pairs[::2], pairs[1::2], strict=True))
@@ -206,7 +206,7 @@ mutated = st.tuples(documents, st.integers(0, 400), st.sampled_from(SNIPPETS), s
 @settings(max_examples=600, deadline=None)
 @given(raw=documents | mutated)
 def test_native_and_exact_readers_agree_on_generated_documents_and_mutants(raw: bytes) -> None:
-    data, found, _ = _native.read(raw, 512)
+    data, found, _, _ = _native.read(raw, 512)
     text, decoded = _json.decode(raw, family="json")
     exact = _json.parse(text) if text is not None else (None, [])
     clean = text is not None and not decoded and not exact[1]
@@ -309,10 +309,88 @@ def test_strings_are_read_alike_whatever_falls_on_a_word_boundary(special: str) 
         for at in range(length + 1):
             body = "a" * at + special + "b" * (length - at)
             raw = b'["' + body.encode("utf-8", "surrogateescape") + b'"]'
-            data, found, _ = _native.read(raw, 512)
+            data, found, _, _ = _native.read(raw, 512)
             try:
                 expected = json.loads(raw)
             except ValueError:
                 assert found != 0, raw
                 continue
             assert (found, data) == (0, expected), raw
+
+
+def holds_integral_float(value: Any) -> bool:
+    if isinstance(value, float):
+        return value.is_integer()
+    if isinstance(value, dict):
+        return any(holds_integral_float(item) for item in value.values())
+    if isinstance(value, list):
+        return any(holds_integral_float(item) for item in value)
+    return False
+
+
+@pytest.mark.parametrize(
+    ("raw", "integral"),
+    [
+        (b"[1.0]", 1),
+        (b'{"a": {"b": [2, 1e0]}}', 1),
+        (b"-0.0", 1),
+        (b"[1E+2, 0.5]", 1),
+        (b'{"a": 1e300}', 1),
+        (b"[1.5, 2.25e-1, -0.001]", 0),
+        (b'{"a": [1, -2, 0], "b": "1.0"}', 0),
+        (b'"just a string"', 0),
+    ],
+)
+def test_the_reader_says_whether_a_document_holds_an_integral_float(raw: bytes, integral: int) -> None:
+    """1.0 is an integer to JSON Schema and to jsonschema-rs, not to our schemas: only a document holding such a
+    float needs the slower check that tells them apart."""
+    data, found, _, said = _native.read(raw, 512)
+    assert (found, said) == (0, integral)
+    assert holds_integral_float(data) == bool(integral)
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=documents)
+def test_the_integral_float_hint_matches_the_data(raw: bytes) -> None:
+    data, found, _, said = _native.read(raw, 512)
+    if found == 0:
+        assert said == holds_integral_float(data), raw
+
+
+def test_without_integral_floats_the_plain_engine_gives_the_reference_verdict() -> None:
+    """A document the reader saw no integral float in is checked by jsonschema-rs without our keyword for 1.0."""
+    from agentbeats_spec.checking._schemas import fast_validator, validator
+
+    from ..interop.test_ajv import corpus
+
+    if fast_validator("https://agentbeats.dev/schemas/actf/trajectory.v1.0.json") is None:
+        pytest.skip("jsonschema-rs is not installed")
+    compared = [(schema_id, data) for schema_id, data in corpus() if not holds_integral_float(data)]
+    verdicts = [
+        (
+            next(iter(validator(schema_id).iter_errors(data)), None) is None,
+            fast_validator(schema_id, False).is_valid(data),
+        )
+        for schema_id, data in compared
+    ]
+    assert [compared[i] for i, (reference, plain) in enumerate(verdicts) if reference != plain] == []
+    assert {reference for reference, _ in verdicts} == {True, False}
+
+
+def test_an_integral_float_where_an_integer_belongs_is_refused_on_both_paths() -> None:
+    raw = (FIXTURES / "valid" / "task-detail" / "swe-utils.task-detail.json").read_bytes()
+    data = json.loads(raw)
+    data["retry_count"] = 0.0
+    changed = json.dumps(data, indent=2).encode()
+    native_examined = examine_source(changed, KINDS["agentcompass-task-detail"])
+    assert native_examined.document.integral_floats is True
+    with exact_reader():
+        exact = examine_source(changed, KINDS["agentcompass-task-detail"]).issues
+    assert native_examined.issues == exact
+    assert [(issue.code, issue.pointer) for issue in exact if issue.severity == "error"] == [
+        ("schema.type", "/retry_count")
+    ]
+    without = json.loads(raw.replace(b"2210.0", b"2210").replace(b"980.0", b"980"))  # its integral floats
+    assert not holds_integral_float(without)
+    said = examine_source(json.dumps(without).encode(), KINDS["agentcompass-task-detail"]).document.integral_floats
+    assert said is False

@@ -109,7 +109,7 @@ def examine(document: Document, kind: _kinds.Kind | None, file: str | None, kept
     if document.readable:
         if kind is None:
             kind = _kinds.from_content(document.data)
-        _check_data(document.data, kind, kept)
+        _check_data(document.data, kind, kept, document.integral_floats)
         allow = current().allow
         if allow is not None:
             from ..credentials import _scan
@@ -123,7 +123,8 @@ def unread_file(problem: Finding, syntax: Syntax, kind: _kinds.Kind | None, file
     return Examined(unread(syntax, (problem,)), kind, (problem,), file)
 
 
-def _check_data(data: Any, kind: _kinds.Kind | None, kept: Kept) -> None:
+def _check_data(data: Any, kind: _kinds.Kind | None, kept: Kept, integral_floats: bool = True) -> None:
+    """``integral_floats``: whether ``data`` may hold a float such as 1.0 (see ``_schemas.check``)."""
     if kind is None:
         kept.take([Finding(
             "",
@@ -150,14 +151,15 @@ def _check_data(data: Any, kind: _kinds.Kind | None, kept: Kept) -> None:
     mark = len(kept.findings), kept.overflow
     try:
         if kept.limit == 0:  # nothing is kept: whether there is an error is all that counts
-            if _schemas.invalid(schema_id, data):
+            if _schemas.invalid(schema_id, data, integral_floats):
                 kept.overflow += Overflow(1, error=True, more=True)
             else:
-                kept.take(_written(schema_id, data, kind, set()))
+                kept.take(_written(schema_id, data, kind, set(), integral_floats))
         else:
-            kept.take(_refused(_schemas.check(schema_id, data), kind.refused), stop=True)
+            found = _schemas.check(schema_id, data, integral_floats=integral_floats)
+            kept.take(_refused(found, kind.refused), stop=True)
             errors = {finding.pointer for finding in kept.findings[mark[0] :]}
-            kept.take(_written(schema_id, data, kind, errors))
+            kept.take(_written(schema_id, data, kind, errors, integral_floats))
         kept.take(kind.rules(data))
     except RecursionError:
         del kept.findings[mark[0] :]
@@ -171,12 +173,14 @@ def _refused(found: Iterable[Finding], refused: str) -> Iterator[Finding]:
         yield attrs.evolve(finding, message=f"{finding.message}: {refused}") if refused else finding
 
 
-def _written(schema_id: str, data: Any, kind: _kinds.Kind, errors: set[str]) -> Iterator[Finding]:
+def _written(
+    schema_id: str, data: Any, kind: _kinds.Kind, errors: set[str], integral_floats: bool = True
+) -> Iterator[Finding]:
     """Where a document departs from its writer's shape (the schema's ``$defs/written``) though every reader
     tolerates it: a warning each, saying which reader tolerates it and how; none where the schema found an error."""
     if kind.tolerated is None or "" in errors or "written" not in _schemas.contents(schema_id).get("$defs", {}):
         return  # no writer's shape to compare, or a document whose root is already wrong (not an object)
-    for finding in _schemas.check(schema_id + "#/$defs/written", data):
+    for finding in _schemas.check(schema_id + "#/$defs/written", data, integral_floats=integral_floats):
         if finding.pointer not in errors:
             yield attrs.evolve(
                 finding,

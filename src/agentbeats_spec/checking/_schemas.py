@@ -91,16 +91,26 @@ if os.environ.get("AGENTBEATS_SPEC_PURE"):
 
 
 @functools.cache
-def fast_validator(schema_id: str) -> Any:
-    """A compiled jsonschema-rs validator, or None where the compiled wheel is missing."""
+def fast_validator(schema_id: str, integral_floats: bool = True) -> Any:
+    """A compiled jsonschema-rs validator, or None where the compiled wheel is missing.
+
+    ``integral_floats``: whether the documents it checks may hold a float with no fractional part (1.0). Only on
+    such a number do JSON Schema's "integer" (jsonschema-rs's) and ours differ, so a document the native reader
+    saw none in is checked without our keyword for it, whose Python callback runs for every integer.
+    """
     if jsonschema_rs is None:
         return None
-    strict = {uri: _strict_integers(_without_dialect(document)) for uri, document in documents().items()}
+    if integral_floats:
+        copies = {uri: _strict_integers(_without_dialect(document)) for uri, document in documents().items()}
+        keywords: dict[str, Any] = {_NOT_A_FLOAT: _NotAFloat}
+    else:
+        copies = {uri: _without_dialect(document) for uri, document in documents().items()}
+        keywords = {}
     return jsonschema_rs.Draft202012Validator(
-        {"$ref": schema_id} if "#" in schema_id else strict[schema_id],
-        registry=jsonschema_rs.Registry(list(strict.items())),
+        {"$ref": schema_id} if "#" in schema_id else copies[schema_id],
+        registry=jsonschema_rs.Registry(list(copies.items())),
         validate_formats=False,
-        keywords={_NOT_A_FLOAT: _NotAFloat},
+        keywords=keywords,
     )
 
 
@@ -130,13 +140,16 @@ def _strict_integers(schema: Any) -> Any:
     return copied
 
 
-def check(schema_id: str, data: Any, prefix: tuple[str, ...] = ()) -> Iterator[Finding]:
+def check(
+    schema_id: str, data: Any, prefix: tuple[str, ...] = (), *, integral_floats: bool = True
+) -> Iterator[Finding]:
     """Validate ``data`` against one schema and yield a finding per error, most relevant first.
 
     python-jsonschema is the reference and makes every report; jsonschema-rs, when installed, only spares it
-    the documents that are valid (tests/reading/test_engines.py checks that both agree).
+    the documents that are valid (tests/reading/test_engines.py checks that both agree). ``integral_floats``
+    false: the caller knows ``data`` holds no float such as 1.0 (see :func:`fast_validator`).
     """
-    fast = fast_validator(schema_id)
+    fast = fast_validator(schema_id, integral_floats)
     if fast is not None and fast.is_valid(data):
         return
     from jsonschema.exceptions import best_match
@@ -151,9 +164,9 @@ def check(schema_id: str, data: Any, prefix: tuple[str, ...] = ()) -> Iterator[F
             yield finding
 
 
-def invalid(schema_id: str, data: Any) -> bool:
+def invalid(schema_id: str, data: Any, integral_floats: bool = True) -> bool:
     """Whether ``data`` has a schema error, asked of the fastest engine there is (no error is built)."""
-    fast = fast_validator(schema_id)
+    fast = fast_validator(schema_id, integral_floats)
     if fast is not None:
         return not fast.is_valid(data)
     return next(validator(schema_id).iter_errors(data), None) is not None

@@ -43,6 +43,9 @@ class Document:
     # Findings of the reader past --max-issues: how many, and the codes of the errors among them (never kept).
     unkept: int = 0
     unkept_errors: frozenset[str] = frozenset()
+    # Whether the data may hold an integral float (1.0): false only where the native reader saw none, so that
+    # schema validation may skip the check that tells 1.0 from 1 (checking._schemas).
+    integral_floats: bool = attrs.field(default=True, eq=False, repr=False)
     _decoded: list[str] = attrs.field(factory=list, eq=False, repr=False)
 
     @property
@@ -103,7 +106,7 @@ def read(raw: bytes, syntax: Syntax) -> Document:
         if _nativejson.available:
             clean = _nativejson.read(raw, current().limits.max_depth)
             if clean is not None:
-                return Document(clean[0], raw, syntax, offsets=clean[1])
+                return Document(clean[0], raw, syntax, offsets=clean[1], integral_floats=clean[2])
         else:
             data = _json.parse_fast(raw, current().limits.max_depth)
             if data is not _json.UNSURE:

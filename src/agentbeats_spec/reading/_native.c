@@ -40,6 +40,8 @@ typedef struct {
     int max_depth;
     int depth;
     int flag;
+    /* an integral float was read (1.0, 1e0, -0.0): JSON Schema calls it an integer, our schemas do not */
+    int integral_float;
     /* scratch buffer for strings with escapes */
     char *scratch;
     Py_ssize_t scratch_size;
@@ -352,6 +354,7 @@ static PyObject *read_number(Reader *r) {
         r->flag = FLAG_NON_FINITE;
         return NULL;
     }
+    if (value == floor(value)) r->integral_float = 1;
     return PyFloat_FromDouble(value);
 }
 
@@ -479,7 +482,9 @@ static void reader_free(Reader *r) {
     r->table = NULL;
 }
 
-/* read(raw, max_depth, offsets) -> (data, 0, table) for a clean document, (None, flag, None) otherwise. */
+/* read(raw, max_depth, offsets) -> (data, 0, table, integral) for a clean document, (None, flag, None, 0)
+ * otherwise; integral is 1 when the document holds a float with no fractional part (1.0, 1e0, -0.0), the only
+ * numbers on which an "integer" of JSON Schema and of our schemas disagree. */
 static PyObject *native_read(PyObject *module, PyObject *args) {
     Py_buffer view;
     int max_depth;
@@ -514,7 +519,7 @@ static PyObject *native_read(PyObject *module, PyObject *args) {
         }
     }
     if (r.flag != 0) {
-        result = Py_BuildValue("(OiO)", Py_None, r.flag, Py_None);
+        result = Py_BuildValue("(OiOi)", Py_None, r.flag, Py_None, 0);
     } else {
         PyObject *table = Py_NewRef(Py_None);
         if (record) { /* the table itself, cut to its length: the offsets are never copied */
@@ -525,7 +530,7 @@ static PyObject *native_read(PyObject *module, PyObject *args) {
                 table = NULL;
         }
         if (table != NULL) {
-            result = Py_BuildValue("(OiO)", data, 0, table);
+            result = Py_BuildValue("(OiOi)", data, 0, table, r.integral_float);
             Py_DECREF(table);
         }
     }
@@ -749,8 +754,9 @@ out:
 
 static PyMethodDef methods[] = {
     {"read", native_read, METH_VARARGS,
-     "read(raw, max_depth, offsets=True) -> (data, flag, table): flag 0 and the data of a clean document, or "
-     "(None, flag, None) for a document the exact reader must see."},
+     "read(raw, max_depth, offsets=True) -> (data, flag, table, integral): flag 0 and the data of a clean "
+     "document (integral 1 when it holds a float with no fractional part), or (None, flag, None, 0) for a document "
+     "the exact reader must see."},
     {"find_each", native_find_each, METH_VARARGS,
      "find_each(raw, table, start, wanted) -> [(key offset or -1, value offset) or None] of many members, in one "
      "walk: names for an object, ascending indices for an array."},

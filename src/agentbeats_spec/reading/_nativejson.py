@@ -27,14 +27,15 @@ _LEADING_WHITESPACE = re.compile(rb"[ \t\n\r]*")
 _OBJECT, _ARRAY = ord("{"), ord("[")
 
 
-def read(raw: bytes, max_depth: int) -> tuple[Any, bytes] | None:
-    """(data, container offsets) of a certainly clean document; None when the exact reader must see it."""
+def read(raw: bytes, max_depth: int) -> tuple[Any, bytes, bool] | None:
+    """(data, container offsets, whether it holds an integral float such as 1.0) of a certainly clean document;
+    None when the exact reader must see it."""
     if _native is None:
         return None
-    data, flag, table = _native.read(raw, max_depth)
+    data, flag, table, integral = _native.read(raw, max_depth)
     if flag or table is None:
         return None
-    return data, table
+    return data, table, bool(integral)
 
 
 def locate(raw: bytes, table: bytes, paths: Iterable[TokenPath]) -> dict[TokenPath, tuple[int | None, int]]:

@@ -223,6 +223,10 @@ def run_unit(unit: Unit, settings: Settings) -> Part:
 
 # Measured with benchmarks/run.py: on a tree smaller than this, --jobs 2 was slower than one process.
 WORKERS_GAIN_BYTES = 128 * 1024 * 1024
+# Sizing every unit lists the whole tree once more before any is checked: this many units, evenly spread, are sized
+# first, and a tree they put below the threshold is checked here without listing the rest (near the threshold,
+# workers and one process cost about the same, so an estimate a little off costs little).
+SIZE_SAMPLE = 32
 # Units go to workers in batches, so that the cost of moving a unit between processes is paid per batch.
 BATCH_BYTES = 4 * 1024 * 1024
 BATCH_UNITS = 64
@@ -238,7 +242,8 @@ def run_here(units: list[Unit], jobs: int, cache: Any = None) -> Iterator[Part]:
 
     With a ``cache`` (a ``_cache.VerdictCache``), the part of a folder unit whose every entry ``lstat`` the same
     is taken from it. Workers start only when the units left to check hold at least ``WORKERS_GAIN_BYTES``:
-    below that, starting them and moving parts between processes costs more than it gains.
+    below that, starting them and moving parts between processes costs more than it gains. Without a cache, a
+    sample of ``SIZE_SAMPLE`` units is sized first; a tree it puts below that is not sized further.
     """
     settings = current()
     keys: list[str | None] = [None] * len(units)
@@ -261,7 +266,10 @@ def run_here(units: list[Unit], jobs: int, cache: Any = None) -> Iterator[Part]:
     elif jobs > 1 and len(units) > 1:  # only the sizes, to tell whether workers would gain
         from ._cache import size_below  # lazy, as survey above
 
-        sizes = [size_below(unit.path) for unit in units]
+        sample = units[:: max(1, len(units) // SIZE_SAMPLE)]
+        estimate = sum(size_below(unit.path) for unit in sample) * len(units) / len(sample)
+        if estimate >= WORKERS_GAIN_BYTES:
+            sizes = [size_below(unit.path) for unit in units]
     todo = [index for index in range(len(units)) if index not in found]
     if jobs > 1 and len(todo) > 1 and sum(sizes[index] for index in todo) >= WORKERS_GAIN_BYTES:
         yield from _in_workers(units, todo, sizes, found, keys, jobs, cache)
