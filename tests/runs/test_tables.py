@@ -96,6 +96,16 @@ def test_duckdb_over_the_exported_parquet_gives_the_per_category_means_of_metric
     assert overall == pytest.approx(series["value"])
 
 
+def test_pandas_reads_the_exported_parquet_as_it_is_and_gives_the_same_means(run: Path) -> None:
+    pandas = pytest.importorskip("pandas")
+    output = run.parent / "attempts.parquet"
+    assert main(["export", str(run), "--table", "attempts", "--to", "parquet", "-o", str(output)]) == 0
+    frame = pandas.read_parquet(output)
+    assert len(frame) == attempts_table(open_run(run)).num_rows > 0
+    means = frame.groupby("category")["metric.accuracy"].mean().to_dict()
+    assert means == {"math": 0.75, "swe": 0.25}
+
+
 def test_the_tasks_table_one_row_per_task_with_retries_and_counters(run: Path) -> None:
     rows = {row["task_id"]: row for row in tasks_table(run).to_pylist()}
     assert sorted(rows) == ["a", "b", "c", "d"]
