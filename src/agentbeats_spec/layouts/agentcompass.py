@@ -49,9 +49,12 @@ RETRY = _kinds.KINDS["agentcompass-retry"]
 METRICS = _kinds.KINDS["agentcompass-metrics"]
 
 
+_UNREADABLE = re.compile(r"[^A-Za-z0-9._=-]+")
+
+
 def readable_name(task_id: str) -> str:
     """The readable prefix the reference writer gives a task folder."""
-    return re.sub(r"[^A-Za-z0-9._=-]+", "_", task_id).strip("._-")[:80] or "task"
+    return _UNREADABLE.sub("_", task_id).strip("._-")[:80] or "task"
 
 
 def task_folder_name(task_id: str) -> str:
