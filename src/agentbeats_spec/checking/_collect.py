@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import attrs
@@ -45,8 +44,11 @@ class Collector:
         if examined is None:
             self.skipped += 1
         else:
-            with failing_on(examined.file or "<document>"):
-                issues = examined.issues
+            if examined.findings:
+                with failing_on(examined.file or "<document>"):
+                    issues = examined.issues
+            else:  # a valid file: nothing to place (``issues_of`` of no findings is none)
+                issues = []
             self.checked += 1
             self.kinds[label or (examined.kind.name if examined.kind else "unknown")] += 1
             self.issues.extend(issues)
@@ -121,12 +123,22 @@ class CheckFailed(Exception):
         return f"while checking {self.file}: {self.detail}"
 
 
-@contextlib.contextmanager
-def failing_on(file: str) -> Iterator[None]:
-    """Name the file being checked in any unexpected exception (one from an inner file is kept as it is)."""
-    try:
-        yield
-    except (CheckFailed, KeyboardInterrupt, SystemExit):
-        raise
-    except Exception as error:
-        raise CheckFailed(file, f"{type(error).__name__}: {error}") from error
+class failing_on:
+    """Name the file being checked in any unexpected exception (one from an inner file is kept as it is).
+
+    A class, not a ``contextlib.contextmanager``: it is entered for every file and unit, and a generator-based
+    manager costs several times as much to enter and leave.
+    """
+
+    __slots__ = ("file",)
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: object) -> None:
+        if error is None or isinstance(error, CheckFailed) or not isinstance(error, Exception):
+            return  # nothing raised, or kept as it is (an inner file's CheckFailed, KeyboardInterrupt, SystemExit)
+        raise CheckFailed(self.file, f"{type(error).__name__}: {error}") from error

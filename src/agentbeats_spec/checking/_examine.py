@@ -61,6 +61,9 @@ class Examined:
         return not self.overflow.error and not fails(finding.severity for finding in self.findings)
 
     def with_findings(self, findings: Iterable[Finding]) -> Examined:
+        findings = tuple(findings)
+        if not findings:  # the common case of a valid file: nothing to add, and it is frozen
+            return self
         return Examined(self.document, self.kind, (*self.findings, *findings), self.file, self.overflow)
 
 

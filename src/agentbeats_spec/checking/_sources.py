@@ -88,7 +88,8 @@ def examine_named(path: Path, kind: _kinds.Kind | None, *, follow: bool = False)
     Whatever the file holds ends as issues on it; a fault of this package raises :class:`CheckFailed` naming it.
     A link is followed only with ``follow`` (a path the user named), never where a layout requires a file.
     """
-    with failing_on(str(path)):
+    file = str(path)
+    with failing_on(file):
         try:
             # A kind named (by the caller, who knows the file's place: layouts._walking.kind_in_place) or told by
             # the path.
@@ -96,10 +97,10 @@ def examine_named(path: Path, kind: _kinds.Kind | None, *, follow: bool = False)
             syntax = known.syntax if known else syntax_of(path)
             raw, problem = read_bounded(path, follow=follow)
             if problem is not None:
-                return unread_file(problem, syntax, known, str(path))
+                return unread_file(problem, syntax, known, file)
             if syntax == "jsonl":
-                return _examine_lines(raw, known, str(path))
-            return examine(_documents.read(raw, syntax), known, str(path))
+                return _examine_lines(raw, known, file)
+            return examine(_documents.read(raw, syntax), known, file)
         except MemoryError:
             return out_of_memory(path, kind)
         except RecursionError:  # anywhere on the path: the file is too deep for this interpreter's stack

@@ -7,6 +7,7 @@ own as its kind.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -48,9 +49,12 @@ RETRY = _kinds.KINDS["agentcompass-retry"]
 METRICS = _kinds.KINDS["agentcompass-metrics"]
 
 
+_UNREADABLE = re.compile(r"[^A-Za-z0-9._=-]+")
+
+
 def readable_name(task_id: str) -> str:
     """The readable prefix the reference writer gives a task folder."""
-    return re.sub(r"[^A-Za-z0-9._=-]+", "_", task_id).strip("._-")[:80] or "task"
+    return _UNREADABLE.sub("_", task_id).strip("._-")[:80] or "task"
 
 
 def task_folder_name(task_id: str) -> str:
@@ -239,7 +243,7 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
     version = data.get("schema_version")
     legacy = version == TASK_V2
     known = isinstance(version, str) and version in ATTEMPT.versions
-    attempt_kind = _kinds.pinned(ATTEMPT, str(version)) if known else ATTEMPT
+    attempt_kind = _attempt_kind(version) if known else ATTEMPT
     if state is None and root is not None and version == CURRENT_TASK:
         collector.about(
             task,
@@ -317,6 +321,12 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
             )
     collector.add(index.with_findings(findings))
     return TaskFiles(index, results)
+
+
+@functools.cache
+def _attempt_kind(version: str) -> _kinds.Kind:
+    """The attempt kind pinned to a task's version: made once per version, not once per task folder."""
+    return _kinds.pinned(ATTEMPT, version)
 
 
 def _check_task_name(task: Path, task_id: str | None, collector: Collector) -> None:

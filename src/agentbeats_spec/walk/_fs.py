@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
+import operator
 import os
 import stat
 from pathlib import Path
-from typing import Literal, Protocol
-
-import attrs
+from typing import Literal, NamedTuple, Protocol
 
 from .._codes import Severity
 from ..reading._bounded import Refused, listing
 from ..reading._messages import FILE_NOT_FOLDER, FOLDER_NOT_FILE
 
 EntryType = Literal["file", "folder"]
+_NAME = operator.attrgetter("name")
 
 
 class Reporter(Protocol):
@@ -22,8 +22,9 @@ class Reporter(Protocol):
     def about(self, path: Path, code: str, message: str, severity: Severity = "error") -> None: ...
 
 
-@attrs.frozen
-class Entry:
+class Entry(NamedTuple):
+    """A name a folder lists, and what it is (a tuple: one is made for every entry of every folder walked)."""
+
     name: str
     folder: Path
     type: EntryType
@@ -46,7 +47,7 @@ def entries(folder: Path, collector: Reporter, root: Path) -> list[Entry]:
     """
     try:
         with os.scandir(listing(folder)) as scan:
-            found = sorted(scan, key=lambda entry: entry.name)
+            found = sorted(scan, key=_NAME)
     except Refused as refused:  # while a unit runs: the folder was swapped for a link since the walk
         collector.about(folder, refused.finding.code, refused.finding.message)
         return []
