@@ -326,14 +326,11 @@ def metric_report(modules: SimpleNamespace, root: Path, plan: tuple[Task, ...]) 
     )
 
 
-def write_run_files(modules: SimpleNamespace, root: Path, plan: tuple[Task, ...]) -> dict[str, Any]:
-    """After write_run: what the released runner writes at the run root to the end (RunStore._write_params_record,
-    _write_metric_artifacts, _record_metric_artifact_provenance, save_analysis_summary, the progress sinks,
-    write_terminal_status). The persistence parameters, which a reuse of the run requests again."""
+def progress_reporter(root: Path, total_tasks: int) -> Any:
+    """The released runner's progress reporter of a run (its JSON Lines and snapshot sinks at the run root), with
+    the run started and its tasks loaded."""
     from agentcompass.runtime.progress import JsonlProgressSink, ProgressReporter, SnapshotProgressSink
 
-    params = persistence_params(plan)
-    store = modules.store.RunStore(None)
     ids = SimpleNamespace(**{part: SimpleNamespace(id=name) for part, name in
                              (("benchmark", "demo"), ("harness", "h"), ("environment", "host_process"),
                               ("model", "m"))})  # fmt: skip
@@ -342,7 +339,17 @@ def write_run_files(modules: SimpleNamespace, root: Path, plan: tuple[Task, ...]
         sinks=[JsonlProgressSink(root / "progress.jsonl"), SnapshotProgressSink(root / "progress.json")],
     )  # fmt: skip
     reporter.emit("run_started", payload={"benchmark": "demo"})
-    reporter.emit("tasks_loaded", payload={"total_tasks": len(plan)})
+    reporter.emit("tasks_loaded", payload={"total_tasks": total_tasks})
+    return reporter
+
+
+def write_run_files(modules: SimpleNamespace, root: Path, plan: tuple[Task, ...]) -> dict[str, Any]:
+    """After write_run: what the released runner writes at the run root to the end (RunStore._write_params_record,
+    _write_metric_artifacts, _record_metric_artifact_provenance, save_analysis_summary, the progress sinks,
+    write_terminal_status). The persistence parameters, which a reuse of the run requests again."""
+    params = persistence_params(plan)
+    store = modules.store.RunStore(None)
+    reporter = progress_reporter(root, len(plan))
     for task in plan:
         reporter.emit("task_started", task_id=task.task_id, category=task.category, attempt=1, phase="setup")
         reporter.emit("task_finished", task_id=task.task_id, category=task.category, status="completed")

@@ -17,7 +17,15 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
-from tests.agentcompass_runs import Attempt, Task, metric_report, persistence_params, write_run, writer_modules
+from tests.agentcompass_runs import (
+    Attempt,
+    Task,
+    metric_report,
+    persistence_params,
+    progress_reporter,
+    write_run,
+    writer_modules,
+)
 
 HANDSHAKE_LIMIT = 120.0  # seconds: a watcher that never answers fails the test instead of hanging it
 EXIT_NO_HANDSHAKE = 3
@@ -44,19 +52,9 @@ def plant_broken_attempt(modules: SimpleNamespace, root: Path, number: int) -> P
 def main(root: Path, handshake: Path, first: int, last: int, broken: int) -> int:
     modules = writer_modules()
     assert modules is not None, "the released agentcompass package is not installed"
-    from agentcompass.runtime.progress import JsonlProgressSink, ProgressReporter, SnapshotProgressSink
-
     root.mkdir(parents=True, exist_ok=True)
     plan = tuple(task(number) for number in range(0, last + 1))
-    ids = SimpleNamespace(**{part: SimpleNamespace(id=name) for part, name in
-                             (("benchmark", "demo"), ("harness", "h"), ("environment", "host_process"),
-                              ("model", "m"))})  # fmt: skip
-    reporter = ProgressReporter(
-        run_id="run-1", request=ids,
-        sinks=[JsonlProgressSink(root / "progress.jsonl"), SnapshotProgressSink(root / "progress.json")],
-    )  # fmt: skip
-    reporter.emit("run_started", payload={"benchmark": "demo"})
-    reporter.emit("tasks_loaded", payload={"total_tasks": len(plan)})
+    reporter = progress_reporter(root, len(plan))
     sandbox = root.parent / "sandbox"
     for number in range(first, last + 1):
         reporter.emit("task_started", task_id=f"task-{number}", category="coding", attempt=1, phase="setup")
