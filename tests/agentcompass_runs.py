@@ -347,13 +347,20 @@ def write_run_files(modules: SimpleNamespace, root: Path, plan: tuple[Task, ...]
     """After write_run: what the released runner writes at the run root to the end (RunStore._write_params_record,
     _write_metric_artifacts, _record_metric_artifact_provenance, save_analysis_summary, the progress sinks,
     write_terminal_status). The persistence parameters, which a reuse of the run requests again."""
-    params = persistence_params(plan)
-    store = modules.store.RunStore(None)
     reporter = progress_reporter(root, len(plan))
     for task in plan:
         reporter.emit("task_started", task_id=task.task_id, category=task.category, attempt=1, phase="setup")
         reporter.emit("task_finished", task_id=task.task_id, category=task.category, status="completed")
+    return finish_run(modules, root, plan, reporter)
+
+
+def finish_run(modules: SimpleNamespace, root: Path, plan: tuple[Task, ...], reporter: Any) -> dict[str, Any]:
+    """The end of a run, as the released runner writes it once its tasks are done: the summary's progress
+    events, params.json, the metric artifacts and their provenance, the analysis summary, the terminal status.
+    The persistence parameters, which a reuse of the run requests again."""
     reporter.emit("summary_started")
+    params = persistence_params(plan)
+    store = modules.store.RunStore(None)
     report = metric_report(modules, root, plan)
     store._write_params_record(root, params)
     store._write_metric_artifacts(root, report, params)

@@ -9,7 +9,6 @@ task, and exits 3 if it never comes. The run's earlier pass, for a resumed run, 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import sys
@@ -20,8 +19,7 @@ from types import SimpleNamespace
 from tests.agentcompass_runs import (
     Attempt,
     Task,
-    metric_report,
-    persistence_params,
+    finish_run,
     progress_reporter,
     write_run,
     writer_modules,
@@ -64,17 +62,7 @@ def main(root: Path, handshake: Path, first: int, last: int, broken: int) -> int
         reporter.emit("task_finished", task_id=f"task-{number}", category="coding", status="completed")
         if number == broken and not _handshake(handshake):
             return EXIT_NO_HANDSHAKE
-    reporter.emit("summary_started")
-    params = persistence_params(plan)
-    store = modules.store.RunStore(None)
-    report = metric_report(modules, root, plan)
-    store._write_params_record(root, params)
-    store._write_metric_artifacts(root, report, params)
-    store._record_metric_artifact_provenance(root, report, source="evaluation")
-    asyncio.run(store.save_analysis_summary(params, output_dir=root))
-    reporter.emit("run_finished", status="completed")
-    reporter.close()
-    store.write_terminal_status(root, "completed")
+    finish_run(modules, root, plan, reporter)
     return 0
 
 
