@@ -21,6 +21,7 @@ from ._codes import CODES, Severity
 from ._issues import Issue, SpecError
 from ._settings import GIB, Limits
 from .checking._collect import Report
+from .reading._bounded import read_file
 
 NAMES = (".agentbeats-spec.toml", "pyproject.toml")
 SECTION = ("tool", "agentbeats-spec")
@@ -194,7 +195,9 @@ def read(path: Path) -> Config:
 
 def _read_text(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        # found upward from the working folder, perhaps in a tree someone else wrote: never a FIFO or a device,
+        # never more than the size limit (a link the user's own folder holds is followed, as for a named path)
+        return read_file(path, follow=True).decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise SpecError(f"cannot read the configuration {path}: {error}") from None
 

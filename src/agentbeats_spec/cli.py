@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import functools
 import importlib.util
 import io
 import json
@@ -879,23 +880,22 @@ def _watch(arguments: argparse.Namespace) -> int:
         return EXIT_USAGE
     options = _reporters.Options(strict=arguments.strict, show_info=arguments.show_info)
 
-    def found(issue: Issue) -> None:
+    def show(issue: Issue, fixed: bool = False) -> None:
+        """One issue found (or, ``fixed``, one a later write fixed) in the chosen format, flushed at once."""
         if arguments.format == "jsonl":
-            print(_reporters.jsonl_line(issue), flush=True)
+            print(_reporters.jsonl_line(issue, **({"fixed": True} if fixed else {})), flush=True)
         elif arguments.format == "github":
-            print(_reporters.github_line(issue), flush=True)
+            print(_reporters.github_line(issue, fixed=fixed), flush=True)
         elif arguments.show_info or issue.severity != "info":
-            print(issue.heading(), flush=True)
+            print(("fixed: " if fixed else "") + issue.heading(), flush=True)
 
-    def fixed(issue: Issue) -> None:
-        if arguments.format == "jsonl":
-            print(_reporters.jsonl_line(issue, fixed=True), flush=True)
-        elif arguments.format == "github":
-            print(_reporters.github_line(issue, fixed=True), flush=True)
-        elif arguments.show_info or issue.severity != "info":
-            print(f"fixed: {issue.heading()}", flush=True)
-
-    watched = watch_run(path, found, on_fixed=fixed, timeout=arguments.timeout, force_polling=arguments.poll or None)
+    watched = watch_run(
+        path,
+        show,
+        on_fixed=functools.partial(show, fixed=True),
+        timeout=arguments.timeout,
+        force_polling=arguments.poll or None,
+    )
     if watched.ending != "finished":
         said = "--timeout" if watched.ending == "timeout" else "interrupted"
         print(f"agentbeats-spec: watch ended before the run did ({said}): the report is of the run so far",

@@ -4,6 +4,7 @@ records the current ones, by fingerprints that survive line moves."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -93,3 +94,19 @@ def test_a_missing_or_malformed_baseline_exits_2_before_checking(
         (project / "known.json").write_text(text)
     code, found, err = run(capsys, "inv", "--baseline", "known.json", "--output", "sarif:log.sarif")
     assert code == 2 and found == [] and err.startswith(message) and not (project / "log.sarif").exists()
+
+
+def test_a_baseline_that_is_a_fifo_is_refused_not_waited_on(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A baseline path in a tree someone else wrote may be a FIFO: reading it would block for ever."""
+    os.mkfifo(project / "known.json")
+    code, found, err = run(capsys, "inv", "--baseline", "known.json")
+    assert code == 2 and found == []
+    assert err.startswith("agentbeats-spec: error: cannot read the baseline known.json: not a regular file")
+
+
+def test_a_configuration_that_is_a_fifo_is_refused_not_waited_on(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.mkfifo(project / "settings.toml")
+    assert main(["validate", "--config", "settings.toml", "inv"]) == 2
+    assert capsys.readouterr().err == "agentbeats-spec: error: no configuration file settings.toml\n"
