@@ -217,3 +217,16 @@ def test_the_command_says_what_a_later_write_fixed_and_ends_on_sigterm_as_valida
     summary = {"jsonl": [], "text": ["valid: 14 file(s) checked; 0 error(s), 0 warning(s)"],
                "github": ["14 file(s) checked; 0 error(s), 0 warning(s)"]}  # fmt: skip
     assert rest.splitlines()[:1] == summary[format_]  # jsonl prints issues only
+
+
+def test_a_run_info_that_is_a_fifo_is_not_waited_on(tmp_path: Path) -> None:
+    """A run folder someone else wrote may hold a FIFO where run_info.json belongs: the watch still ends at its
+    timeout, and the FIFO is reported as validate reports it."""
+    root = tmp_path / "run"
+    shutil.copytree(RUN, root)
+    (root / "run_info.json").unlink()
+    os.mkfifo(root / "run_info.json")
+    found: list[Issue] = []
+    watched = watch_run(root, found.append, timeout=0.5, force_polling=True)
+    assert watched.ending == "timeout"
+    assert [issue.code for issue in found] == [issue.code for issue in validate(root)] != []

@@ -30,6 +30,7 @@ from .._issues import Issue
 from .._settings import current
 from ..checking._collect import Part, Report
 from ..layouts import assemble, check_paths, plan
+from ..reading._bounded import open_regular, read_file
 from ..records._states import RUNNING
 from ..walk._units import Unit, Walk, run_unit
 
@@ -119,8 +120,8 @@ def _ignore(issue: Issue) -> None:
 def _finished_at(root: Path) -> object:
     """The end of the run run_info.json records (None: none yet, or no readable run_info.json)."""
     try:
-        with open(root / "run_info.json", "rb") as stream:
-            data = json.loads(stream.read())
+        # never through a link, never blocking on a FIFO, never more than the size limit: as validate reads it
+        data = json.loads(read_file(root / "run_info.json"))
     except (OSError, ValueError):
         return None
     return data.get("finished_at") if isinstance(data, dict) else None
@@ -252,9 +253,8 @@ def _published(path: Path, signature: Signature) -> bool:
         return False
     if path.name == PROGRESS_EVENTS and signature[0][2] > 0:
         try:
-            with open(path, "rb") as stream:
-                stream.seek(-1, os.SEEK_END)
-                return stream.read(1) == b"\n"
+            with open_regular(path) as descriptor:  # a link or a FIFO planted there is not waited on
+                return os.pread(descriptor, 1, os.fstat(descriptor).st_size - 1) == b"\n"
         except OSError:
             return False
     return True
