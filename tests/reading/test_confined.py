@@ -27,6 +27,7 @@ SWAP = """
 import os, sys
 from pathlib import Path
 from agentbeats_spec.checking import _sources
+from agentbeats_spec.reading import _folders
 from agentbeats_spec.walk import _units
 from agentbeats_spec import cli
 
@@ -39,7 +40,16 @@ def swapped(path, **options):
         folder.symlink_to(into)
     return real(path, **options)
 
+def swapped_folder(path, names, suffix=None):  # the native path reads a folder's files in one call
+    if Path(path) == victim.parent and (victim.name in names or (suffix and victim.name.endswith(suffix))):
+        if not folder.is_symlink():
+            os.rename(folder, str(folder) + ".moved")
+            folder.symlink_to(into)
+    return real_folder(path, names, suffix)
+
 _sources.read_bounded = swapped
+real_folder = _folders.read_folder
+_folders.read_folder = swapped_folder
 _units.WORKERS_GAIN_BYTES = 0
 sys.exit(cli.main(arguments))
 """

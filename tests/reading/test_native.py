@@ -164,11 +164,16 @@ def test_the_offsets_table_lists_every_container_in_document_order() -> None:
 
 
 def test_the_native_reader_knows_only_json() -> None:
-    """Reading, finding members again and counting lines: nothing of any rule or kind lives in the C reader."""
+    """Reading, finding members again, counting lines, and reading the files of one folder whose names the caller
+    gives: nothing of any rule, kind or layout lives in the C reader."""
     flags = {"SYNTAX", "EMPTY", "TRAILING", "DEPTH", "DUPLICATE", "LARGE_INTEGER", "NON_FINITE", "CONTROL", "UTF8",
              "BOM", "SURROGATE"}  # fmt: skip
+    entries = {"FILE", "FOLDER", "LINK", "OTHER"}
     public = {name for name in dir(_native) if not name.startswith("_")}
-    assert public == {"read", "find_each", "line_columns", *(f"FLAG_{flag}" for flag in flags)}
+    assert public == {
+        "read", "find_each", "line_columns", "read_folder", *(f"FLAG_{flag}" for flag in flags),
+        *(f"ENTRY_{entry}" for entry in entries),
+    }  # fmt: skip
 
 
 def test_line_columns_count_lines_and_characters() -> None:

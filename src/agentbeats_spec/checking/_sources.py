@@ -12,6 +12,7 @@ from .._settings import current
 from ..reading import _documents
 from ..reading._bounded import read_bounded
 from ..reading._documents import Document, syntax_of
+from ..reading._folders import Clean
 from . import _jsonl, _kinds
 from ._collect import failing_on
 from ._examine import Examined, Kept, examine, too_deep, unread_file
@@ -104,6 +105,19 @@ def examine_named(path: Path, kind: _kinds.Kind | None, *, follow: bool = False)
         except MemoryError:
             return out_of_memory(path, kind)
         except RecursionError:  # anywhere on the path: the file is too deep for this interpreter's stack
+            return _too_deep(path, kind)
+
+
+def examine_clean(path: Path, kind: _kinds.Kind, clean: Clean) -> Examined:
+    """A JSON file a layout requires, already read and found clean by ``reading._folders`` (as ``examine_named``
+    would have read it)."""
+    file = str(path)
+    with failing_on(file):
+        try:
+            return examine(_documents.from_clean(*clean), kind, file)
+        except MemoryError:
+            return out_of_memory(path, kind)
+        except RecursionError:
             return _too_deep(path, kind)
 
 

@@ -23,13 +23,15 @@ from .._text import quote
 from ..checking import _kinds
 from ..checking._collect import Collector
 from ..checking._examine import Examined
-from ..checking._sources import examine_named, members, read_schemaless
+from ..checking._sources import examine_clean, examine_named, members, read_schemaless
+from ..reading import _folders
+from ..reading._folders import FILE
 from ..reading._pointers import join
 from ..records._states import FINAL_STATES, STATES, final_state
 from ..records._versions import CURRENT_TASK, TASK_V2
 from ..rules._common import is_int
 from ..rules.abv3 import inside_root
-from ..walk._fs import Entry, Reporter, entries, is_inside, require
+from ..walk._fs import Entry, Reporter, entries, entries_read, is_inside, listed, require
 from ..walk._units import LOCAL, Tree, Walk
 from . import _evidence
 from ._walking import Layout, loose_file, named_file_unit, plan_folder
@@ -41,6 +43,8 @@ _TASK_FOLDER = re.compile(r"^(.*)--([0-9a-f]{64})$")
 _ATTEMPT_FOLDER = re.compile(r"^attempt-([1-9][0-9]*)$")
 _ARCHIVE = re.compile(r"^[0-9a-f]{32}$")
 _TEMPORARY = re.compile(r"^\..*\.tmp$|^\.tmp\.")
+_TASK_FILES = frozenset({"task.json"})  # what a task folder's and an attempt folder's one native call reads
+_ATTEMPT_FILES = frozenset({"result.json"})
 _RETRY_NAME_REST = re.compile(r"([1-9][0-9]*)\.(.+)\.json$")  # after "<task>.attempt<n>.retry"
 
 TASK = _kinds.KINDS["agentcompass-task"]
@@ -234,9 +238,15 @@ def check_task(task: Path, collector: Collector) -> TaskFiles | None:
 def task_unit(collector: Collector, task: Path, state: str | None, root: Path | None) -> TaskFiles | None:
     """One task folder where the walk found it (its state folder and run root): a unit (see ``_units``)."""
     index_path = task / "task.json"
-    if not require(index_path, "file", collector, task, "a task folder holds task.json; this one has none"):
-        return None
-    index = examine_named(index_path, TASK)
+    # The folder listed and its task.json read in one native call when it can be; else (or when task.json is no
+    # regular file, which require reports before anything is listed) as any file is.
+    found = _folders.read_folder(str(task), _TASK_FILES)
+    if found is None or not any(name == "task.json" and type_ == FILE for name, type_, _ in found):
+        found = None
+        if not require(index_path, "file", collector, task, "a task folder holds task.json; this one has none"):
+            return None
+    clean = next((read for name, _, read in found if name == "task.json"), None) if found is not None else None
+    index = examine_clean(index_path, TASK, clean) if clean is not None else examine_named(index_path, TASK)
     data = members(index) or {}
     task_id = data.get("task_id") if isinstance(data.get("task_id"), str) else None
     _check_task_name(task, task_id, collector)
@@ -253,7 +263,9 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
             "it there (it lists details/*/task.json) and move it to its state on its next write",
         )
 
-    listing = entries(task, collector, root or task)
+    listing = (
+        entries(task, collector, root or task) if found is None else listed(task, found, collector, root or task)[0]
+    )
     folders = {entry.name: entry for entry in listing if entry.is_folder}
     attempts = data.get("attempts")
     mapping: dict[str, Any] = attempts if isinstance(attempts, dict) else {}
@@ -377,10 +389,13 @@ def _check_attempt(
     collector: Collector,
     kind: _kinds.Kind = ATTEMPT,
 ) -> Examined | None:
-    listing = {entry.name: entry for entry in entries(folder, collector, root or folder)}
+    found, read = entries_read(folder, collector, root or folder, _ATTEMPT_FILES)
+    listing = {entry.name: entry for entry in found}
     result = None
     if "result.json" in listing and not listing["result.json"].is_folder:
-        result = examine_named(folder / "result.json", kind)
+        clean = read.get("result.json")
+        path = folder / "result.json"
+        result = examine_clean(path, kind, clean) if clean is not None else examine_named(path, kind)
     if "checkpoint.json" in listing and not listing["checkpoint.json"].is_folder:
         _check_checkpoint(folder / "checkpoint.json", collector)
     findings: list[Finding] = []
@@ -566,7 +581,8 @@ def _check_retries(
 ) -> int:
     records = 0
     prefix = f"{task_name}.attempt{number}.retry"  # compared as text: no pattern is compiled per attempt
-    for entry in entries(folder, collector, root or folder):
+    found, read = entries_read(folder, collector, root or folder, frozenset(), ".json")
+    for entry in found:
         if entry.is_folder:
             if _ARCHIVE.match(entry.name):
                 _check_archive(entry.path, collector, root or folder)
@@ -576,7 +592,8 @@ def _check_retries(
         if not entry.name.endswith(".json") or _TEMPORARY.match(entry.name):
             _unexpected_file(entry, collector, "retries/ holds retry records (.json) and archive folders")
             continue
-        record = examine_named(entry.path, RETRY)
+        clean = read.get(entry.name)
+        record = examine_clean(entry.path, RETRY, clean) if clean is not None else examine_named(entry.path, RETRY)
         records += 1
         data = members(record)
         if data is None:

@@ -106,7 +106,7 @@ def read(raw: bytes, syntax: Syntax) -> Document:
         if _nativejson.available:
             clean = _nativejson.read(raw, current().limits.max_depth)
             if clean is not None:
-                return Document(clean[0], raw, syntax, offsets=clean[1], integral_floats=clean[2])
+                return from_clean(raw, *clean)
         else:
             data = _json.parse_fast(raw, current().limits.max_depth)
             if data is not _json.UNSURE:
@@ -115,6 +115,11 @@ def read(raw: bytes, syntax: Syntax) -> Document:
     if text is None:
         return unread(syntax, tuple(findings))
     return parse_text(text, syntax, prior=findings)
+
+
+def from_clean(raw: bytes, data: Any, offsets: bytes, integral_floats: int | bool) -> Document:
+    """The document of a JSON text the native reader found clean (``_nativejson.read``, ``_folders.read_folder``)."""
+    return Document(data, raw, "json", offsets=offsets, integral_floats=bool(integral_floats))
 
 
 def unread(syntax: Syntax, findings: tuple[Finding, ...]) -> Document:

@@ -15,6 +15,15 @@
 #include <stdint.h>
 #include <string.h>
 
+#ifndef _WIN32 /* read_folder: POSIX descriptors; elsewhere the Python listing is the only one */
+#define HAVE_READ_FOLDER 1
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
 /* One bit per reason; the first reason met ends the pass. */
 enum {
     FLAG_SYNTAX = 1 << 0,
@@ -165,7 +174,11 @@ static PyObject *read_string(Reader *r, int is_key) {
             uint64_t quote = v ^ (ONES * '"'), backslash = v ^ (ONES * '\\');
             uint64_t stop = ((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash) | ((v - ONES * 0x20) & ~v);
             if (ascii) stop |= v;
-            if (stop & HIGHS) break;
+            stop &= HIGHS;
+            if (stop) { /* the lowest flagged byte is a true one (a borrow only flags bytes above it) */
+                p += __builtin_ctzll(stop) >> 3;
+                break;
+            }
             p += 8;
         }
         if (p >= end) break;
@@ -188,10 +201,24 @@ static PyObject *read_string(Reader *r, int is_key) {
         if (ascii) {
             unsigned int slot = 0;
             if (is_key && size <= KEY_CACHE_MAX_LEN) {
-                /* FNV-1a over the name */
-                uint32_t hash = 2166136261u;
-                for (Py_ssize_t i = 0; i < size; i++) hash = (hash ^ begin[i]) * 16777619u;
-                slot = hash % KEY_CACHE_SIZE;
+                /* A cheap hash of the name's length and its first and last eight bytes (a collision only costs
+                 * a miss: the name is compared in full below). */
+                uint64_t head = 0, tail = 0;
+                if (size >= 8) {
+                    memcpy(&head, begin, 8);
+                    memcpy(&tail, begin + size - 8, 8);
+                } else if (size >= 4) {
+                    uint32_t first, last;
+                    memcpy(&first, begin, 4);
+                    memcpy(&last, begin + size - 4, 4);
+                    head = first;
+                    tail = last;
+                } else {
+                    for (Py_ssize_t i = 0; i < size; i++) head = (head << 8) | begin[i];
+                }
+                uint64_t hash = (head * UINT64_C(0x9E3779B97F4A7C15)) ^ (tail * UINT64_C(0xC2B2AE3D27D4EB4F)) ^
+                                (uint64_t)size;
+                slot = (unsigned int)((hash ^ (hash >> 29)) % KEY_CACHE_SIZE);
                 PyObject *cached = key_cache[slot];
                 if (cached != NULL && PyUnicode_GET_LENGTH(cached) == size &&
                     memcmp(PyUnicode_1BYTE_DATA(cached), begin, (size_t)size) == 0) {
@@ -339,6 +366,36 @@ static PyObject *read_number(Reader *r) {
         }
         return PyLong_FromLongLong(*begin == '-' ? -(long long)value : (long long)value);
     }
+    /* Clinger's fast path: at most 15 digits (below 2**53) scaled by at most 10**22, both exact, so one IEEE
+     * operation rounds correctly; anything else goes to Python's own correctly rounded conversion. */
+    static const double powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    {
+        uint64_t mantissa = 0;
+        int count = 0, scale = 0;
+        const unsigned char *d = digits;
+        for (; d < p && *d >= '0' && *d <= '9'; d++, count++) mantissa = mantissa * 10 + (uint64_t)(*d - '0');
+        if (d < p && *d == '.') {
+            for (d++; d < p && *d >= '0' && *d <= '9'; d++, count++, scale--)
+                mantissa = mantissa * 10 + (uint64_t)(*d - '0');
+        }
+        int exponent_ok = 1;
+        if (d < p) { /* e or E */
+            d++;
+            int negative = 0, exponent = 0, exponent_digits = 0;
+            if (*d == '+' || *d == '-') negative = *d++ == '-';
+            for (; d < p; d++, exponent_digits++) exponent = exponent * 10 + (*d - '0');
+            if (exponent_digits > 4) exponent_ok = 0;
+            scale += negative ? -exponent : exponent;
+        }
+        if (count <= 15 && exponent_ok && scale >= -22 && scale <= 22) {
+            double value = (double)mantissa;
+            value = scale < 0 ? value / powers[-scale] : value * powers[scale];
+            if (*begin == '-') value = -value;
+            if (value == floor(value)) r->integral_float = 1;
+            return PyFloat_FromDouble(value);
+        }
+    }
     Py_ssize_t size = p - begin;
     char small[64];
     char *text = small;
@@ -482,24 +539,19 @@ static void reader_free(Reader *r) {
     r->table = NULL;
 }
 
-/* read(raw, max_depth, offsets) -> (data, 0, table, integral) for a clean document, (None, flag, None, 0)
- * otherwise; integral is 1 when the document holds a float with no fractional part (1.0, 1e0, -0.0), the only
- * numbers on which an "integer" of JSON Schema and of our schemas disagree. */
-static PyObject *native_read(PyObject *module, PyObject *args) {
-    Py_buffer view;
-    int max_depth;
-    int record = 1;
-    if (!PyArg_ParseTuple(args, "y*i|p", &view, &max_depth, &record)) return NULL;
+/* One document read from ``size`` bytes at ``buf``: (data, 0, table, integral) for a clean document, (None, flag,
+ * None, 0) otherwise; NULL with an exception set (memory). ``record``: keep the offsets table (else None). */
+static PyObject *parse_document(const unsigned char *buf, Py_ssize_t size, int max_depth, int record) {
     Reader r;
     memset(&r, 0, sizeof(r));
-    r.start = view.buf;
-    r.pos = view.buf;
-    r.end = r.start + view.len;
+    r.start = buf;
+    r.pos = buf;
+    r.end = buf + size;
     r.max_depth = max_depth;
     r.record = record;
     PyObject *data = NULL;
     PyObject *result = NULL;
-    if (view.len >= 3 && memcmp(r.start, "\xEF\xBB\xBF", 3) == 0) {
+    if (size >= 3 && memcmp(r.start, "\xEF\xBB\xBF", 3) == 0) {
         r.flag = FLAG_BOM;
     } else {
         skip_ws(&r);
@@ -537,9 +589,158 @@ static PyObject *native_read(PyObject *module, PyObject *args) {
 done:
     Py_XDECREF(data);
     reader_free(&r);
+    return result;
+}
+
+/* read(raw, max_depth, offsets) -> (data, 0, table, integral) for a clean document, (None, flag, None, 0)
+ * otherwise; integral is 1 when the document holds a float with no fractional part (1.0, 1e0, -0.0), the only
+ * numbers on which an "integer" of JSON Schema and of our schemas disagree. */
+static PyObject *native_read(PyObject *module, PyObject *args) {
+    Py_buffer view;
+    int max_depth;
+    int record = 1;
+    if (!PyArg_ParseTuple(args, "y*i|p", &view, &max_depth, &record)) return NULL;
+    PyObject *result = parse_document(view.buf, view.len, max_depth, record);
     PyBuffer_Release(&view);
     return result;
 }
+
+/* ---- A folder's names, and the JSON files wanted there read and parsed, in one call ---- */
+#ifdef HAVE_READ_FOLDER
+
+enum { ENTRY_FILE = 0, ENTRY_FOLDER = 1, ENTRY_LINK = 2, ENTRY_OTHER = 3 };
+
+/* The file ``name`` in the folder ``folder`` when it is a regular file no larger than ``max_size`` holding a clean
+ * document: (raw, data, table, integral). Py_None for anything else (it could not be opened, it is not a regular
+ * file now, it is too large, it changed size while read, the reader flags it): the caller reads it again the
+ * ordinary way, which says what is wrong. NULL with an exception set (memory). Opened as reading/_bounded opens a
+ * file: in its folder's descriptor, never through a link, never blocking on a FIFO. */
+static PyObject *read_entry(int folder, const char *name, Py_ssize_t max_size, int max_depth) {
+    int fd = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) Py_RETURN_NONE;
+    struct stat st;
+    PyObject *raw = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > max_size || st.st_size < 0) goto fallback;
+    raw = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)st.st_size);
+    if (raw == NULL) {
+        close(fd);
+        return NULL;
+    }
+    char *buffer = PyBytes_AS_STRING(raw);
+    Py_ssize_t got = 0;
+    while (got < (Py_ssize_t)st.st_size) {
+        ssize_t step = read(fd, buffer + got, (size_t)((Py_ssize_t)st.st_size - got));
+        if (step <= 0) goto fallback; /* shrunk, interrupted, failed: the ordinary read says what it finds */
+        got += step;
+    }
+    char extra;
+    if (read(fd, &extra, 1) != 0) goto fallback; /* it grew since fstat (or failed) */
+    close(fd);
+    fd = -1;
+    PyObject *parsed = parse_document((const unsigned char *)buffer, got, max_depth, 1);
+    if (parsed == NULL) {
+        Py_DECREF(raw);
+        return NULL;
+    }
+    PyObject *result;
+    if (PyTuple_GET_ITEM(parsed, 0) == Py_None && PyLong_AsLong(PyTuple_GET_ITEM(parsed, 1)) != 0) {
+        result = Py_NewRef(Py_None); /* flagged: the exact reader must see it */
+    } else {
+        result = PyTuple_Pack(4, raw, PyTuple_GET_ITEM(parsed, 0), PyTuple_GET_ITEM(parsed, 2),
+                              PyTuple_GET_ITEM(parsed, 3));
+    }
+    Py_DECREF(parsed);
+    Py_DECREF(raw);
+    return result;
+fallback:
+    Py_XDECREF(raw);
+    if (fd >= 0) close(fd);
+    Py_RETURN_NONE;
+}
+
+static int wanted_entry(const char *name, size_t length, PyObject *names, const char *suffix, size_t suffix_len,
+                        PyObject *decoded) {
+    if (suffix != NULL && length > suffix_len && memcmp(name + length - suffix_len, suffix, suffix_len) == 0)
+        return 1;
+    return PySet_Contains(names, decoded);
+}
+
+/* read_folder(fd, names, suffix, max_size, max_depth) -> [(name, type, read)], unsorted; None when the folder
+ * cannot be listed (the caller lists it the ordinary way, which reports why). ``fd`` is a descriptor of the folder
+ * (kept open: it is the caller's); ``type`` is ENTRY_*, never following a link; ``read`` is read_entry's for a
+ * regular file named in the frozenset ``names`` or ending with ``suffix``, None for every other entry. */
+static PyObject *native_read_folder(PyObject *module, PyObject *args) {
+    int folder;
+    PyObject *names;
+    const char *suffix = NULL;
+    Py_ssize_t suffix_len = 0;
+    Py_ssize_t max_size;
+    int max_depth;
+    if (!PyArg_ParseTuple(args, "iO!z#ni", &folder, &PyFrozenSet_Type, &names, &suffix, &suffix_len, &max_size,
+                          &max_depth))
+        return NULL;
+    int listed = dup(folder); /* closedir closes it: the caller's descriptor stays open */
+    if (listed < 0) Py_RETURN_NONE;
+    DIR *dir = fdopendir(listed);
+    if (dir == NULL) {
+        close(listed);
+        Py_RETURN_NONE;
+    }
+    rewinddir(dir); /* the duplicate shares the caller's offset, which an earlier listing may have moved */
+    PyObject *found = PyList_New(0);
+    if (found == NULL) goto fail;
+    for (;;) {
+        errno = 0;
+        struct dirent *entry = readdir(dir);
+        if (entry == NULL) {
+            if (errno != 0) { /* the listing failed part way: the ordinary listing says why */
+                closedir(dir);
+                Py_DECREF(found);
+                Py_RETURN_NONE;
+            }
+            break;
+        }
+        const char *name = entry->d_name;
+        if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
+        int type;
+        unsigned char d_type = entry->d_type;
+        if (d_type == DT_UNKNOWN) {
+            struct stat st;
+            /* gone since, or cannot be asked: os.scandir's entry then says neither link, folder nor file */
+            if (fstatat(folder, name, &st, AT_SYMLINK_NOFOLLOW) != 0) st.st_mode = 0;
+            d_type = S_ISLNK(st.st_mode) ? DT_LNK : S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : 0;
+        }
+        type = d_type == DT_REG ? ENTRY_FILE : d_type == DT_DIR ? ENTRY_FOLDER : d_type == DT_LNK ? ENTRY_LINK
+                                                                                                    : ENTRY_OTHER;
+        size_t length = strlen(name);
+        PyObject *decoded = PyUnicode_DecodeFSDefaultAndSize(name, (Py_ssize_t)length);
+        if (decoded == NULL) goto fail;
+        PyObject *read;
+        int wanted = type == ENTRY_FILE ? wanted_entry(name, length, names, suffix, (size_t)suffix_len, decoded) : 0;
+        if (wanted < 0) {
+            Py_DECREF(decoded);
+            goto fail;
+        }
+        read = wanted ? read_entry(folder, name, max_size, max_depth) : Py_NewRef(Py_None);
+        if (read == NULL) {
+            Py_DECREF(decoded);
+            goto fail;
+        }
+        PyObject *item = Py_BuildValue("(NiN)", decoded, type, read);
+        if (item == NULL || PyList_Append(found, item) < 0) {
+            Py_XDECREF(item);
+            goto fail;
+        }
+        Py_DECREF(item);
+    }
+    closedir(dir);
+    return found;
+fail:
+    closedir(dir);
+    Py_XDECREF(found);
+    return NULL;
+}
+#endif
 
 /* ---- Finding members again from the offsets table ---- */
 
@@ -757,6 +958,12 @@ static PyMethodDef methods[] = {
      "read(raw, max_depth, offsets=True) -> (data, flag, table, integral): flag 0 and the data of a clean "
      "document (integral 1 when it holds a float with no fractional part), or (None, flag, None, 0) for a document "
      "the exact reader must see."},
+#ifdef HAVE_READ_FOLDER
+    {"read_folder", native_read_folder, METH_VARARGS,
+     "read_folder(fd, names, suffix, max_size, max_depth) -> [(name, type, read)] unsorted, or None: the entries of "
+     "the folder open as fd (type ENTRY_*, links not followed) and, for each regular file named in the frozenset names "
+     "or ending with suffix, (raw, data, table, integral) when it is a clean document within max_size, else None."},
+#endif
     {"find_each", native_find_each, METH_VARARGS,
      "find_each(raw, table, start, wanted) -> [(key offset or -1, value offset) or None] of many members, in one "
      "walk: names for an object, ascending indices for an array."},
@@ -774,7 +981,11 @@ PyMODINIT_FUNC PyInit__native(void) {
     if (module == NULL) return NULL;
 #define FLAG(name) PyModule_AddIntConstant(module, "FLAG_" #name, FLAG_##name)
     if (FLAG(SYNTAX) || FLAG(EMPTY) || FLAG(TRAILING) || FLAG(DEPTH) || FLAG(DUPLICATE) || FLAG(LARGE_INTEGER) ||
-        FLAG(NON_FINITE) || FLAG(CONTROL) || FLAG(UTF8) || FLAG(BOM) || FLAG(SURROGATE)) {
+        FLAG(NON_FINITE) || FLAG(CONTROL) || FLAG(UTF8) || FLAG(BOM) || FLAG(SURROGATE) ||
+        PyModule_AddIntConstant(module, "ENTRY_FILE", ENTRY_FILE) ||
+        PyModule_AddIntConstant(module, "ENTRY_FOLDER", ENTRY_FOLDER) ||
+        PyModule_AddIntConstant(module, "ENTRY_LINK", ENTRY_LINK) ||
+        PyModule_AddIntConstant(module, "ENTRY_OTHER", ENTRY_OTHER)) {
         Py_DECREF(module);
         return NULL;
     }

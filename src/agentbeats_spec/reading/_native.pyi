@@ -17,3 +17,12 @@ def line_columns(raw: bytes, offsets: list[int], /) -> list[tuple[int, int]]: ..
 def find_each(
     raw: bytes, table: bytes, start: int, wanted: list[str] | list[int], /
 ) -> list[tuple[int, int] | None]: ...
+
+ENTRY_FILE: int
+ENTRY_FOLDER: int
+ENTRY_LINK: int
+ENTRY_OTHER: int
+
+def read_folder(
+    fd: int, names: frozenset[str], suffix: str | None, max_size: int, max_depth: int, /
+) -> list[tuple[str, int, tuple[bytes, Any, bytes, int] | None]] | None: ...

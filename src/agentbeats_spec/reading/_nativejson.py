@@ -23,6 +23,8 @@ if os.environ.get("AGENTBEATS_SPEC_PURE"):
     _native = None  # type: ignore[assignment]
 
 available = _native is not None
+# The call that lists a folder and reads its wanted files (``_folders``); None without it (or on Windows).
+folder_reader = getattr(_native, "read_folder", None)
 _LEADING_WHITESPACE = re.compile(rb"[ \t\n\r]*")
 _OBJECT, _ARRAY = ord("{"), ord("[")
 

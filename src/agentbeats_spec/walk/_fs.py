@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Literal, NamedTuple, Protocol
 
 from .._codes import Severity
+from ..reading import _folders
 from ..reading._bounded import Refused, listing
+from ..reading._folders import FILE, FOLDER, LINK, OTHER, Clean, Listed
 from ..reading._messages import FILE_NOT_FOLDER, FOLDER_NOT_FILE
 
 EntryType = Literal["file", "folder"]
@@ -54,17 +56,51 @@ def entries(folder: Path, collector: Reporter, root: Path) -> list[Entry]:
     except OSError as error:
         collector.about(folder, "io.unreadable", f"cannot list the folder: {error.strerror or error}")
         return []
+    return _kept(folder, [(entry.name, _type_of(entry)) for entry in found], collector, root)
+
+
+def entries_read(
+    folder: Path, collector: Reporter, root: Path, names: frozenset[str], suffix: str | None = None
+) -> tuple[list[Entry], dict[str, Clean]]:
+    """:func:`entries`, and the wanted JSON files among them (named in ``names`` or ending with ``suffix``) that
+    are clean documents, already read and parsed, by name (``reading._folders``: one native call for the folder).
+
+    A wanted file missing from the mapping is read the ordinary way, which says what is wrong with it; without the
+    native call, none is there and every file is.
+    """
+    found = _folders.read_folder(str(folder), names, suffix)
+    if found is None:
+        return entries(folder, collector, root), {}
+    return listed(folder, found, collector, root)
+
+
+def listed(folder: Path, found: list[Listed], collector: Reporter, root: Path) -> tuple[list[Entry], dict[str, Clean]]:
+    """What ``reading._folders.read_folder`` found in ``folder``, as :func:`entries_read` gives it."""
+    read = {name: clean for name, _, clean in found if clean is not None}
+    return _kept(folder, [(name, type_) for name, type_, _ in found], collector, root), read
+
+
+def _type_of(entry: os.DirEntry[str]) -> int:
+    if entry.is_symlink():
+        return LINK
+    if entry.is_dir(follow_symlinks=False):
+        return FOLDER
+    return FILE if entry.is_file(follow_symlinks=False) else OTHER
+
+
+def _kept(folder: Path, found: list[tuple[str, int]], collector: Reporter, root: Path) -> list[Entry]:
+    """The files and folders of a sorted listing; each link and special file reported instead."""
     listed = []
-    for entry in found:
-        if entry.is_symlink():
-            report_link(folder / entry.name, collector, root)
-        elif entry.is_dir(follow_symlinks=False):
-            listed.append(Entry(entry.name, folder, "folder"))
-        elif entry.is_file(follow_symlinks=False):
-            listed.append(Entry(entry.name, folder, "file"))
+    for name, type_ in found:
+        if type_ == FOLDER:
+            listed.append(Entry(name, folder, "folder"))
+        elif type_ == FILE:
+            listed.append(Entry(name, folder, "file"))
+        elif type_ == LINK:
+            report_link(folder / name, collector, root)
         else:
             collector.about(
-                folder / entry.name,
+                folder / name,
                 "io.not-a-file",
                 "not a regular file or folder (FIFO, socket or device); not opened",
                 "warning",
