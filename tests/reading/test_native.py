@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 import agentbeats_spec
 from agentbeats_spec._settings import Limits, Settings, applied
 from agentbeats_spec.checking._kinds import KINDS, from_path
+from agentbeats_spec.checking._schemas import strict_integers_needed
 from agentbeats_spec.checking._sources import examine_source
 from agentbeats_spec.reading import _json, _nativejson
 
@@ -333,33 +334,90 @@ def holds_integral_float(value: Any) -> bool:
     return False
 
 
+def integral_float_places(value: Any, member: str | None = None) -> set[str | None]:
+    """The names of the members whose values are integral floats (None: an array item or the whole document)."""
+    if isinstance(value, float):
+        return {member} if value.is_integer() else set()
+    if isinstance(value, dict):
+        return set().union(*(integral_float_places(item, key) for key, item in value.items()))
+    if isinstance(value, list):
+        return set().union(*(integral_float_places(item) for item in value))
+    return set()
+
+
 @pytest.mark.parametrize(
-    ("raw", "integral"),
+    ("raw", "places"),
     [
-        (b"[1.0]", 1),
-        (b'{"a": {"b": [2, 1e0]}}', 1),
-        (b"-0.0", 1),
-        (b"[1E+2, 0.5]", 1),
-        (b'{"a": 1e300}', 1),
+        (b"[1.0]", {None}),
+        (b'{"a": {"b": [2, 1e0]}}', {None}),
+        (b"-0.0", {None}),
+        (b'{"a": [1E+2, 0.5], "b": {"c": 3.0}}', {None, "c"}),
+        (b'{"a": 1e300, "b": 2.0, "a2": [{"d": -0.0}]}', {"a", "b", "d"}),
         (b"[1.5, 2.25e-1, -0.001]", 0),
         (b'{"a": [1, -2, 0], "b": "1.0"}', 0),
         (b'"just a string"', 0),
     ],
 )
-def test_the_reader_says_whether_a_document_holds_an_integral_float(raw: bytes, integral: int) -> None:
+def test_the_reader_says_where_a_document_holds_an_integral_float(raw: bytes, places: int | set[str | None]) -> None:
     """1.0 is an integer to JSON Schema and to jsonschema-rs, not to our schemas: only a document holding such a
-    float needs the slower check that tells them apart."""
+    float needs the slower check that tells them apart, and only when a member of one of these names may have to
+    be an integer."""
     data, found, _, said = _native.read(raw, 512)
-    assert (found, said) == (0, integral)
-    assert holds_integral_float(data) == bool(integral)
+    assert (found, said) == (0, places)
+    assert holds_integral_float(data) == bool(places)
 
 
 @settings(max_examples=300, deadline=None)
 @given(raw=documents)
-def test_the_integral_float_hint_matches_the_data(raw: bytes) -> None:
+def test_the_integral_float_places_match_the_data(raw: bytes) -> None:
     data, found, _, said = _native.read(raw, 512)
     if found == 0:
-        assert said == holds_integral_float(data), raw
+        assert (said or set()) == integral_float_places(data), raw
+
+
+def numbers_of(value: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:
+    if isinstance(value, bool):
+        return
+    if isinstance(value, (int, float)):
+        yield path
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from numbers_of(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from numbers_of(item, (*path, index))
+
+
+def test_an_integral_float_anywhere_gets_the_reference_verdict() -> None:
+    """Every number of every fixture made an integral float (and, for integers, the float itself), one at a time:
+    the engine the reader's places choose (plain where no member of those names may have to be an integer) gives
+    python-jsonschema's verdict with our strict integer (checking._schemas.strict_integers_needed)."""
+    from agentbeats_spec.checking._schemas import fast_validator, validator
+
+    from ..interop.test_ajv import fixtures
+
+    if fast_validator("https://agentbeats.dev/schemas/actf/trajectory.v1.0.json") is None:
+        pytest.skip("jsonschema-rs is not installed")
+    compared, plain, refused = 0, 0, 0
+    for schema_id, data in fixtures():
+        for path in numbers_of(data):
+            changed = json.loads(json.dumps(data))
+            parent = changed
+            for token in path[:-1]:
+                parent = parent[token]
+            parent[path[-1]] = float(round(parent[path[-1]]))
+            raw = json.dumps(changed).encode()
+            read, found, _, places = _native.read(raw, 512)
+            assert found == 0 and places
+            document = examine_source(raw, None).document
+            assert document.integral_floats == places
+            reference = next(iter(validator(schema_id).iter_errors(read)), None) is None
+            strict = strict_integers_needed(schema_id, places)
+            assert fast_validator(schema_id, strict).is_valid(read) == reference, (schema_id, path)
+            compared += 1
+            plain += not strict
+            refused += not reference
+    assert compared > 100 and plain > 30 and refused > 10
 
 
 def test_without_integral_floats_the_plain_engine_gives_the_reference_verdict() -> None:
@@ -388,7 +446,7 @@ def test_an_integral_float_where_an_integer_belongs_is_refused_on_both_paths() -
     data["retry_count"] = 0.0
     changed = json.dumps(data, indent=2).encode()
     native_examined = examine_source(changed, KINDS["agentcompass-task-detail"])
-    assert native_examined.document.integral_floats is True
+    assert native_examined.document.integral_floats == {"retry_count", "env_action_ms", "llm_infer_ms"}
     with exact_reader():
         exact = examine_source(changed, KINDS["agentcompass-task-detail"]).issues
     assert native_examined.issues == exact

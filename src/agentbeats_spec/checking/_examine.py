@@ -12,6 +12,7 @@ from .._settings import current
 from .._text import quote
 from ..reading import _messages
 from ..reading._documents import Document, Syntax, unread
+from ..reading._nativejson import IntegralFloats
 from . import _kinds, _schemas
 
 
@@ -126,8 +127,8 @@ def unread_file(problem: Finding, syntax: Syntax, kind: _kinds.Kind | None, file
     return Examined(unread(syntax, (problem,)), kind, (problem,), file)
 
 
-def _check_data(data: Any, kind: _kinds.Kind | None, kept: Kept, integral_floats: bool = True) -> None:
-    """``integral_floats``: whether ``data`` may hold a float such as 1.0 (see ``_schemas.check``)."""
+def _check_data(data: Any, kind: _kinds.Kind | None, kept: Kept, integral_floats: IntegralFloats = True) -> None:
+    """``integral_floats``: where ``data`` may hold a float such as 1.0 (see ``_schemas.check``)."""
     if kind is None:
         kept.take([Finding(
             "",
@@ -177,7 +178,7 @@ def _refused(found: Iterable[Finding], refused: str) -> Iterator[Finding]:
 
 
 def _written(
-    schema_id: str, data: Any, kind: _kinds.Kind, errors: set[str], integral_floats: bool = True
+    schema_id: str, data: Any, kind: _kinds.Kind, errors: set[str], integral_floats: IntegralFloats = True
 ) -> Iterator[Finding]:
     """Where a document departs from its writer's shape (the schema's ``$defs/written``) though every reader
     tolerates it: a warning each, saying which reader tolerates it and how; none where the schema found an error."""

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._issues import Anchor, Finding
 from .._shipped_schemas import schema_directory
+from ..reading._nativejson import IntegralFloats
 from ..reading._pointers import to_pointer
 from ..rules._common import is_int
 
@@ -140,8 +141,119 @@ def _strict_integers(schema: Any) -> Any:
     return copied
 
 
+# Where a keyword's subschemas apply, as JSON Schema 2020-12 defines them: to the instance itself, to the members
+# it names, or to members or items it does not name; and whether it holds one schema, a list or a map of them. A
+# schema with any other keyword that holds a schema is not analysed (_integer_members gives None).
+_IN_PLACE: dict[str, object] = {
+    "allOf": list, "anyOf": list, "oneOf": list, "not": dict, "if": dict, "then": dict, "else": dict,
+    "dependentSchemas": "map",
+}  # fmt: skip
+_UNNAMED: dict[str, object] = {
+    "patternProperties": "map", "additionalProperties": dict, "unevaluatedProperties": dict, "items": dict,
+    "prefixItems": list, "contains": dict, "unevaluatedItems": dict, "propertyNames": dict,
+}  # fmt: skip
+_UNSUPPORTED = ("$dynamicRef", "$recursiveRef", "contentSchema")
+
+
+@functools.cache
+def _integer_members(schema_id: str) -> frozenset[str] | None:
+    """The names of the members whose values a schema may require to be integers, when only members named in a
+    ``properties`` can be (not the document itself, no array item, no member matched by a pattern or left to
+    ``additionalProperties``); None otherwise. Where an integral float (1.0) is the value of a member of another
+    name, both meanings of "integer" give the same verdict, so the plain engine may judge it (see ``check``)."""
+    uri, _, fragment = schema_id.partition("#")
+    root = _resolve(uri, fragment)
+    if _demands_integer(root, uri, set()):
+        return None
+    names: set[str] = set()
+    seen: set[tuple[int, bool]] = set()
+    pending: list[tuple[Any, str, bool]] = [(root, uri, False)]  # (schema, its base URI, in an unnamed place)
+    while pending:
+        schema, base, unnamed = pending.pop()
+        if not isinstance(schema, dict) or (id(schema), unnamed) in seen:
+            continue
+        seen.add((id(schema), unnamed))
+        if any(keyword in schema for keyword in _UNSUPPORTED):
+            return None
+        if unnamed and _demands_integer(schema, base, set()):
+            return None
+        if isinstance(schema.get("$ref"), str):
+            pending.append((*_follow(schema["$ref"], base), unnamed))
+        for keyword, shape in _IN_PLACE.items():
+            pending.extend((sub, base, unnamed) for sub in _subschemas(schema.get(keyword), shape))
+        for name, sub in _named(schema.get("properties")):
+            if _demands_integer(sub, base, set()):
+                names.add(name)
+            pending.append((sub, base, False))
+        for keyword, shape in _UNNAMED.items():
+            pending.extend((sub, base, True) for sub in _subschemas(schema.get(keyword), shape))
+    return frozenset(names)
+
+
+def _demands_integer(schema: Any, base: str, seen: set[int]) -> bool:
+    """Whether ``schema`` may say "integer" of the instance it applies to (in place, through any combinator)."""
+    if not isinstance(schema, dict) or id(schema) in seen:
+        return False
+    seen.add(id(schema))
+    types = schema.get("type")
+    if types == "integer" or (isinstance(types, list) and "integer" in types):
+        return True
+    if isinstance(schema.get("$ref"), str) and _demands_integer(*_follow(schema["$ref"], base), seen):
+        return True
+    return any(
+        _demands_integer(sub, base, seen)
+        for keyword, shape in _IN_PLACE.items()
+        for sub in _subschemas(schema.get(keyword), shape)
+    )
+
+
+def _subschemas(value: Any, shape: object) -> list[Any]:
+    if shape == "map":
+        return [sub for _, sub in _named(value)]
+    if shape is list:
+        return list(value) if isinstance(value, list) else []
+    return [value] if isinstance(value, dict) else []
+
+
+def _named(value: Any) -> list[tuple[str, Any]]:
+    return list(value.items()) if isinstance(value, dict) else []
+
+
+def _follow(reference: str, base: str) -> tuple[Any, str]:
+    from urllib.parse import urljoin  # only once a document holds an integral float
+
+    uri, _, fragment = urljoin(base, reference).partition("#")
+    return _resolve(uri, fragment), uri
+
+
+def _resolve(uri: str, fragment: str) -> Any:
+    node: Any = documents()[uri]
+    for token in fragment.split("/")[1:] if fragment else ():
+        node = node[token.replace("~1", "/").replace("~0", "~")]
+    return node
+
+
+def strict_integers_needed(schema_id: str, integral_floats: IntegralFloats) -> bool:
+    """Whether a document must be checked with our strict "integer" (slower: a Python callback per integer).
+
+    ``integral_floats`` is what the reader knows (``reading._documents.Document.integral_floats``): True when it
+    cannot tell, False when the document holds no float such as 1.0, or the names of the members whose values are
+    such floats; only where one of them may have to be an integer do the two meanings of "integer" differ.
+    """
+    if isinstance(integral_floats, bool):
+        return integral_floats
+    if not integral_floats:
+        return False
+    names = _integer_members(schema_id)
+    return names is None or not names.isdisjoint(integral_floats)
+
+
 def check(
-    schema_id: str, data: Any, prefix: tuple[str, ...] = (), *, integral_floats: bool = True
+    schema_id: str,
+    data: Any,
+    prefix: tuple[str, ...] = (),
+    *,
+    integral_floats: IntegralFloats = True,
 ) -> Iterator[Finding]:
     """Validate ``data`` against one schema and yield a finding per error, most relevant first.
 
@@ -149,7 +261,7 @@ def check(
     the documents that are valid (tests/reading/test_engines.py checks that both agree). ``integral_floats``
     false: the caller knows ``data`` holds no float such as 1.0 (see :func:`fast_validator`).
     """
-    fast = fast_validator(schema_id, integral_floats)
+    fast = fast_validator(schema_id, strict_integers_needed(schema_id, integral_floats))
     if fast is not None and fast.is_valid(data):
         return
     from jsonschema.exceptions import best_match
@@ -164,9 +276,9 @@ def check(
             yield finding
 
 
-def invalid(schema_id: str, data: Any, integral_floats: bool = True) -> bool:
+def invalid(schema_id: str, data: Any, integral_floats: IntegralFloats = True) -> bool:
     """Whether ``data`` has a schema error, asked of the fastest engine there is (no error is built)."""
-    fast = fast_validator(schema_id, integral_floats)
+    fast = fast_validator(schema_id, strict_integers_needed(schema_id, integral_floats))
     if fast is not None:
         return not fast.is_valid(data)
     return next(validator(schema_id).iter_errors(data), None) is not None

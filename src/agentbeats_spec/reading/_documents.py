@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from pathlib import PurePath
 from types import ModuleType
 from typing import Any, Literal
@@ -13,6 +14,7 @@ import attrs
 from .._issues import Anchor, Finding
 from .._settings import current
 from . import _json, _messages, _nativejson
+from ._nativejson import IntegralFloats
 from ._pointers import TokenPath, to_path, to_pointer
 
 Syntax = Literal["json", "toml", "jsonl"]
@@ -43,9 +45,9 @@ class Document:
     # Findings of the reader past --max-issues: how many, and the codes of the errors among them (never kept).
     unkept: int = 0
     unkept_errors: frozenset[str] = frozenset()
-    # Whether the data may hold an integral float (1.0): false only where the native reader saw none, so that
-    # schema validation may skip the check that tells 1.0 from 1 (checking._schemas).
-    integral_floats: bool = attrs.field(default=True, eq=False, repr=False)
+    # Where the data may hold an integral float (1.0), as the native reader saw it (_nativejson.IntegralFloats;
+    # True: cannot tell), so that schema validation may skip the check that tells 1.0 from 1 (checking._schemas).
+    integral_floats: IntegralFloats = attrs.field(default=True, eq=False, repr=False)
     _decoded: list[str] = attrs.field(factory=list, eq=False, repr=False)
 
     @property
@@ -117,9 +119,10 @@ def read(raw: bytes, syntax: Syntax) -> Document:
     return parse_text(text, syntax, prior=findings)
 
 
-def from_clean(raw: bytes, data: Any, offsets: bytes, integral_floats: int | bool) -> Document:
-    """The document of a JSON text the native reader found clean (``_nativejson.read``, ``_folders.read_folder``)."""
-    return Document(data, raw, "json", offsets=offsets, integral_floats=bool(integral_floats))
+def from_clean(raw: bytes, data: Any, offsets: bytes, integral_floats: int | AbstractSet[str | None]) -> Document:
+    """The document of a JSON text the native reader found clean (``_nativejson.read``, ``_folders.read_folder``:
+    0 there for no integral float)."""
+    return Document(data, raw, "json", offsets=offsets, integral_floats=_nativejson.integral_floats(integral_floats))
 
 
 def unread(syntax: Syntax, findings: tuple[Finding, ...]) -> Document:

@@ -9,6 +9,7 @@ same whether or not this call ran, and the pure-Python path is the ordinary one.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import Any, NamedTuple
 
 from .._settings import current
@@ -19,12 +20,13 @@ FILE, FOLDER, LINK, OTHER = 0, 1, 2, 3  # the native ENTRY_* values
 
 
 class Clean(NamedTuple):
-    """A clean document read natively: its bytes, data, container offsets and whether it holds a float like 1.0."""
+    """A clean document read natively: its bytes, data, container offsets and where it holds floats like 1.0
+    (0 for nowhere, else the member names: ``_nativejson.IntegralFloats``)."""
 
     raw: bytes
     data: Any
     offsets: bytes
-    integral_floats: int
+    integral_floats: int | AbstractSet[str | None]
 
 
 # (name, FILE/FOLDER/LINK/OTHER, the Clean document of a wanted file, else None), as the native call gives them

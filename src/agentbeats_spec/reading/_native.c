@@ -49,8 +49,10 @@ typedef struct {
     int max_depth;
     int depth;
     int flag;
-    /* an integral float was read (1.0, 1e0, -0.0): JSON Schema calls it an integer, our schemas do not */
-    int integral_float;
+    /* the member names whose values are integral floats (1.0, 1e0, -0.0), None for an array item or the root:
+     * JSON Schema calls such a number an integer, our schemas do not (NULL: none read) */
+    PyObject *integral_names;
+    PyObject *member; /* the name of the member whose value is being read (borrowed), NULL in an array */
     /* scratch buffer for strings with escapes */
     char *scratch;
     Py_ssize_t scratch_size;
@@ -315,6 +317,12 @@ static PyObject *read_string(Reader *r, int is_key) {
     return decode_utf8(r, out, n);
 }
 
+/* An integral float was read: note where (its member's name, or None). -1 with an exception set (memory). */
+static int note_integral(Reader *r) {
+    if (r->integral_names == NULL && (r->integral_names = PySet_New(NULL)) == NULL) return -1;
+    return PySet_Add(r->integral_names, r->member != NULL ? r->member : Py_None);
+}
+
 static PyObject *read_number(Reader *r) {
     const unsigned char *begin = r->pos;
     const unsigned char *p = begin;
@@ -392,7 +400,7 @@ static PyObject *read_number(Reader *r) {
             double value = (double)mantissa;
             value = scale < 0 ? value / powers[-scale] : value * powers[scale];
             if (*begin == '-') value = -value;
-            if (value == floor(value)) r->integral_float = 1;
+            if (value == floor(value) && note_integral(r) < 0) return NULL;
             return PyFloat_FromDouble(value);
         }
     }
@@ -411,7 +419,7 @@ static PyObject *read_number(Reader *r) {
         r->flag = FLAG_NON_FINITE;
         return NULL;
     }
-    if (value == floor(value)) r->integral_float = 1;
+    if (value == floor(value) && note_integral(r) < 0) return NULL;
     return PyFloat_FromDouble(value);
 }
 
@@ -455,6 +463,7 @@ static PyObject *read_container(Reader *r, int is_object) {
             }
             r->pos++;
             skip_ws(r);
+            r->member = key;
             PyObject *value = read_value(r);
             if (value == NULL) {
                 Py_DECREF(key);
@@ -470,6 +479,7 @@ static PyObject *read_container(Reader *r, int is_object) {
                 goto fail;
             }
         } else {
+            r->member = NULL;
             PyObject *value = read_value(r);
             if (value == NULL) goto fail;
             int failed = PyList_Append(container, value);
@@ -535,6 +545,7 @@ static PyObject *read_value(Reader *r) {
 
 static void reader_free(Reader *r) {
     PyMem_Free(r->scratch);
+    Py_CLEAR(r->integral_names);
     Py_CLEAR(r->table_bytes);
     r->table = NULL;
 }
@@ -582,7 +593,11 @@ static PyObject *parse_document(const unsigned char *buf, Py_ssize_t size, int m
                 table = NULL;
         }
         if (table != NULL) {
-            result = Py_BuildValue("(OiOi)", data, 0, table, r.integral_float);
+            /* integral: the set of member names (None: an array item or the root), or 0 when there is none */
+            if (r.integral_names != NULL)
+                result = Py_BuildValue("(OiOO)", data, 0, table, r.integral_names);
+            else
+                result = Py_BuildValue("(OiOi)", data, 0, table, 0);
             Py_DECREF(table);
         }
     }
@@ -593,8 +608,9 @@ done:
 }
 
 /* read(raw, max_depth, offsets) -> (data, 0, table, integral) for a clean document, (None, flag, None, 0)
- * otherwise; integral is 1 when the document holds a float with no fractional part (1.0, 1e0, -0.0), the only
- * numbers on which an "integer" of JSON Schema and of our schemas disagree. */
+ * otherwise; integral is 0, or when the document holds floats with no fractional part (1.0, 1e0, -0.0), the only
+ * numbers on which an "integer" of JSON Schema and of our schemas disagree, the set of the names of the members
+ * whose values they are (None for one that is an array item or the whole document). */
 static PyObject *native_read(PyObject *module, PyObject *args) {
     Py_buffer view;
     int max_depth;
@@ -956,7 +972,8 @@ out:
 static PyMethodDef methods[] = {
     {"read", native_read, METH_VARARGS,
      "read(raw, max_depth, offsets=True) -> (data, flag, table, integral): flag 0 and the data of a clean "
-     "document (integral 1 when it holds a float with no fractional part), or (None, flag, None, 0) for a document "
+     "document (integral: 0, or the set of member names, None for an array item or the root, whose values are floats "
+     "with no fractional part), or (None, flag, None, 0) for a document "
      "the exact reader must see."},
 #ifdef HAVE_READ_FOLDER
     {"read_folder", native_read_folder, METH_VARARGS,

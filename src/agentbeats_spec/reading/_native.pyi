@@ -12,7 +12,9 @@ FLAG_UTF8: int
 FLAG_BOM: int
 FLAG_SURROGATE: int
 
-def read(raw: bytes, max_depth: int, offsets: bool = True, /) -> tuple[Any, int, bytes | None, int]: ...
+def read(
+    raw: bytes, max_depth: int, offsets: bool = True, /
+) -> tuple[Any, int, bytes | None, int | set[str | None]]: ...
 def line_columns(raw: bytes, offsets: list[int], /) -> list[tuple[int, int]]: ...
 def find_each(
     raw: bytes, table: bytes, start: int, wanted: list[str] | list[int], /
@@ -25,4 +27,4 @@ ENTRY_OTHER: int
 
 def read_folder(
     fd: int, names: frozenset[str], suffix: str | None, max_size: int, max_depth: int, /
-) -> list[tuple[str, int, tuple[bytes, Any, bytes, int] | None]] | None: ...
+) -> list[tuple[str, int, tuple[bytes, Any, bytes, int | set[str | None]] | None]] | None: ...

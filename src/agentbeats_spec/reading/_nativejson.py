@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from ._pointers import TokenPath
@@ -22,6 +23,16 @@ except ImportError:  # built without a compiler: the pure-Python path
 if os.environ.get("AGENTBEATS_SPEC_PURE"):
     _native = None  # type: ignore[assignment]
 
+# What a reader knows of a document's floats with no fractional part (1.0, 1e0, -0.0): True when it cannot tell,
+# False when there is none, else the names of the members whose values they are (None: an array item, the root).
+IntegralFloats = bool | AbstractSet[str | None]
+
+
+def integral_floats(integral: int | AbstractSet[str | None]) -> IntegralFloats:
+    """What the native reader said of integral floats (0, or the set of member names) as ``IntegralFloats``."""
+    return bool(integral) if isinstance(integral, int) else integral
+
+
 available = _native is not None
 # The call that lists a folder and reads its wanted files (``_folders``); None without it (or on Windows).
 folder_reader = getattr(_native, "read_folder", None)
@@ -29,15 +40,16 @@ _LEADING_WHITESPACE = re.compile(rb"[ \t\n\r]*")
 _OBJECT, _ARRAY = ord("{"), ord("[")
 
 
-def read(raw: bytes, max_depth: int) -> tuple[Any, bytes, bool] | None:
-    """(data, container offsets, whether it holds an integral float such as 1.0) of a certainly clean document;
-    None when the exact reader must see it."""
+def read(raw: bytes, max_depth: int) -> tuple[Any, bytes, IntegralFloats] | None:
+    """(data, container offsets, where it holds integral floats such as 1.0) of a certainly clean document; None
+    when the exact reader must see it. Where: False for none, else the names of the members whose values they
+    are (None for an array item or the whole document)."""
     if _native is None:
         return None
     data, flag, table, integral = _native.read(raw, max_depth)
     if flag or table is None:
         return None
-    return data, table, bool(integral)
+    return data, table, integral_floats(integral)
 
 
 def locate(raw: bytes, table: bytes, paths: Iterable[TokenPath]) -> dict[TokenPath, tuple[int | None, int]]:
