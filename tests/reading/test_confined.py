@@ -40,12 +40,19 @@ def swapped(path, **options):
         folder.symlink_to(into)
     return real(path, **options)
 
-def swapped_folder(path, names, suffix=None):  # the native path reads a folder's files in one call
-    if Path(path) == victim.parent and (victim.name in names or (suffix and victim.name.endswith(suffix))):
-        if not folder.is_symlink():
-            os.rename(folder, str(folder) + ".moved")
-            folder.symlink_to(into)
-    return real_folder(path, names, suffix)
+def reads(plan, parts):  # whether the native call of a folder by this plan reads the file at these names below it
+    if len(parts) == 1:
+        return parts[0] in plan.names or bool(plan.suffix and parts[0].endswith(plan.suffix))
+    return any(
+        (parts[0].startswith(name) if prefix else parts[0] == name) and reads(sub, parts[1:])
+        for name, prefix, sub in plan.folders
+    )
+
+def swapped_folder(path, plan):  # the native path reads a folder's files (and its planned folders') in one call
+    if Path(path) in victim.parents and reads(plan, victim.relative_to(path).parts) and not folder.is_symlink():
+        os.rename(folder, str(folder) + ".moved")
+        folder.symlink_to(into)
+    return real_folder(path, plan)
 
 _sources.read_bounded = swapped
 real_folder = _folders.read_folder

@@ -25,7 +25,7 @@ from ..checking._collect import Collector
 from ..checking._examine import Examined
 from ..checking._sources import examine_clean, examine_named, members, read_schemaless
 from ..reading import _folders
-from ..reading._folders import FILE
+from ..reading._folders import FILE, Clean, Listed, Plan
 from ..reading._pointers import join
 from ..records._states import FINAL_STATES, STATES, final_state
 from ..records._versions import CURRENT_TASK, TASK_V2
@@ -43,8 +43,11 @@ _TASK_FOLDER = re.compile(r"^(.*)--([0-9a-f]{64})$")
 _ATTEMPT_FOLDER = re.compile(r"^attempt-([1-9][0-9]*)$")
 _ARCHIVE = re.compile(r"^[0-9a-f]{32}$")
 _TEMPORARY = re.compile(r"^\..*\.tmp$|^\.tmp\.")
-_TASK_FILES = frozenset({"task.json"})  # what a task folder's and an attempt folder's one native call reads
-_ATTEMPT_FILES = frozenset({"result.json"})
+# What the one native call of a task folder reads (reading._folders): task.json, each attempt folder's result.json
+# and its retries/ records; what it does not read (a checkpoint, the artifacts) is read the ordinary way.
+_RETRIES_PLAN = Plan(suffix=".json")
+_ATTEMPT_PLAN = Plan(frozenset({"result.json"}), folders=(("retries", False, _RETRIES_PLAN),))
+_TASK_PLAN = Plan(frozenset({"task.json"}), folders=(("attempt-", True, _ATTEMPT_PLAN),))
 _RETRY_NAME_REST = re.compile(r"([1-9][0-9]*)\.(.+)\.json$")  # after "<task>.attempt<n>.retry"
 
 TASK = _kinds.KINDS["agentcompass-task"]
@@ -240,13 +243,17 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
     index_path = task / "task.json"
     # The folder listed and its task.json read in one native call when it can be; else (or when task.json is no
     # regular file, which require reports before anything is listed) as any file is.
-    found = _folders.read_folder(str(task), _TASK_FILES)
+    found = _folders.read_folder(str(task), _TASK_PLAN)
     if found is None or not any(name == "task.json" and type_ == FILE for name, type_, _ in found):
         found = None
         if not require(index_path, "file", collector, task, "a task folder holds task.json; this one has none"):
             return None
-    clean = next((read for name, _, read in found if name == "task.json"), None) if found is not None else None
-    index = examine_clean(index_path, TASK, clean) if clean is not None else examine_named(index_path, TASK)
+    listing: list[Entry] | None = None
+    read: dict[str, Clean | list[Listed]] = {}
+    if found is not None:
+        listing, read = listed(task, found, collector, root or task)
+    clean = read.get("task.json")
+    index = examine_clean(index_path, TASK, clean) if isinstance(clean, Clean) else examine_named(index_path, TASK)
     data = members(index) or {}
     task_id = data.get("task_id") if isinstance(data.get("task_id"), str) else None
     _check_task_name(task, task_id, collector)
@@ -263,9 +270,8 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
             "it there (it lists details/*/task.json) and move it to its state on its next write",
         )
 
-    listing = (
-        entries(task, collector, root or task) if found is None else listed(task, found, collector, root or task)[0]
-    )
+    if listing is None:
+        listing = entries(task, collector, root or task)
     folders = {entry.name: entry for entry in listing if entry.is_folder}
     attempts = data.get("attempts")
     mapping: dict[str, Any] = attempts if isinstance(attempts, dict) else {}
@@ -304,7 +310,11 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
     results: dict[str, Examined | None] = {}
     for key, name in mapped.items():
         number = int(key) if key.isdigit() else None
-        results[key] = _check_attempt(folders[name].path, number, task_id, task.name, root, collector, attempt_kind)
+        within = read.get(name)
+        results[key] = _check_attempt(
+            folders[name].path, number, task_id, task.name, root, collector, attempt_kind,
+            within if isinstance(within, list) else None,
+        )  # fmt: skip
 
     if state in FINAL_STATES and not legacy:  # a v2 attempt's issues are derived on read, not stored
         if index.document.readable and not any(member in data for member in SHARED):
@@ -388,14 +398,19 @@ def _check_attempt(
     root: Path | None,
     collector: Collector,
     kind: _kinds.Kind = ATTEMPT,
+    found: list[Listed] | None = None,
 ) -> Examined | None:
-    found, read = entries_read(folder, collector, root or folder, _ATTEMPT_FILES)
-    listing = {entry.name: entry for entry in found}
+    """``found``: what the task folder's native call already listed and read of this folder (else it is now)."""
+    if found is None:
+        entries_, read = entries_read(folder, collector, root or folder, _ATTEMPT_PLAN)
+    else:
+        entries_, read = listed(folder, found, collector, root or folder)
+    listing = {entry.name: entry for entry in entries_}
     result = None
     if "result.json" in listing and not listing["result.json"].is_folder:
         clean = read.get("result.json")
         path = folder / "result.json"
-        result = examine_clean(path, kind, clean) if clean is not None else examine_named(path, kind)
+        result = examine_clean(path, kind, clean) if isinstance(clean, Clean) else examine_named(path, kind)
     if "checkpoint.json" in listing and not listing["checkpoint.json"].is_folder:
         _check_checkpoint(folder / "checkpoint.json", collector)
     findings: list[Finding] = []
@@ -405,7 +420,16 @@ def _check_attempt(
         _report_links(folder / "artifacts", collector, root or folder)
     retries = 0
     if "retries" in listing and listing["retries"].is_folder:
-        retries = _check_retries(folder / "retries", number, task_id, task_name, root, collector)
+        within = read.get("retries")
+        retries = _check_retries(
+            folder / "retries",
+            number,
+            task_id,
+            task_name,
+            root,
+            collector,
+            within if isinstance(within, list) else None,
+        )
     if result is not None and (data := members(result)) is not None:
         count = data.get("retry_count")
         if is_int(count) and count != retries:
@@ -577,12 +601,21 @@ def _through_link(store: str, destination: str) -> bool:
 
 
 def _check_retries(
-    folder: Path, number: int | None, task_id: str | None, task_name: str, root: Path | None, collector: Collector
+    folder: Path,
+    number: int | None,
+    task_id: str | None,
+    task_name: str,
+    root: Path | None,
+    collector: Collector,
+    found: list[Listed] | None = None,
 ) -> int:
     records = 0
     prefix = f"{task_name}.attempt{number}.retry"  # compared as text: no pattern is compiled per attempt
-    found, read = entries_read(folder, collector, root or folder, frozenset(), ".json")
-    for entry in found:
+    if found is None:
+        entries_, read = entries_read(folder, collector, root or folder, _RETRIES_PLAN)
+    else:
+        entries_, read = listed(folder, found, collector, root or folder)
+    for entry in entries_:
         if entry.is_folder:
             if _ARCHIVE.match(entry.name):
                 _check_archive(entry.path, collector, root or folder)
@@ -593,7 +626,9 @@ def _check_retries(
             _unexpected_file(entry, collector, "retries/ holds retry records (.json) and archive folders")
             continue
         clean = read.get(entry.name)
-        record = examine_clean(entry.path, RETRY, clean) if clean is not None else examine_named(entry.path, RETRY)
+        record = (
+            examine_clean(entry.path, RETRY, clean) if isinstance(clean, Clean) else examine_named(entry.path, RETRY)
+        )
         records += 1
         data = members(record)
         if data is None:

@@ -162,6 +162,14 @@ class _Confinement:
         self.folders[spelled] = descriptor
         return descriptor
 
+    def adopt(self, spelled: str, descriptor: int) -> None:
+        """Keep the descriptor of the folder ``spelled``, opened below the unit as :meth:`folder` opens one (in its
+        parent's descriptor, never through a link) by ``reading._folders``' native call."""
+        if spelled in self.folders or not spelled.startswith(self.prefix):
+            os.close(descriptor)  # not one this unit opens that way: the ordinary open decides
+        else:
+            self.folders[spelled] = descriptor
+
     def close(self) -> None:
         for descriptor in self.folders.values():
             os.close(descriptor)
@@ -202,6 +210,16 @@ def listing(folder: os.PathLike[str] | str) -> int | str:
     if where is None or os.scandir not in os.supports_fd:
         return os.fspath(folder)
     return where.folder(os.fspath(folder))
+
+
+def adopt_folder(spelled: str, descriptor: int) -> None:
+    """A descriptor of the folder ``spelled`` that the native call of ``reading._folders`` opened below the unit:
+    kept until the unit ends, as :func:`listing` keeps the ones it opens (closed at once when not confined)."""
+    where = _CONFINED.get()
+    if where is None:
+        os.close(descriptor)
+    else:
+        where.adopt(spelled, descriptor)
 
 
 def _proc_place(descriptor: int) -> str:

@@ -1,22 +1,35 @@
 """A folder's names and the JSON files a layout wants there, listed, read and parsed in one native call.
 
-The call opens each wanted file as :func:`._bounded.open_regular` does (in the folder's descriptor, never through
+The call opens each wanted file as :func:`._bounded.open_regular` does (in its folder's descriptor, never through
 a link, never blocking on a FIFO, within the size limit) and gives its bytes and parsed data only when it is a
-regular file holding a clean document (``_nativejson.read`` of the same bytes). Anything else comes back as
-"not read", and the caller reads that file the ordinary way, which reports what is wrong: so a report is the
-same whether or not this call ran, and the pure-Python path is the ordinary one.
+regular file holding a clean document (``_nativejson.read`` of the same bytes); the sub-folders the plan names
+are opened as ``_bounded`` opens a folder below a unit (in their parent's descriptor, never through a link),
+listed in the same call, and their descriptors kept by the unit's confinement as its own listings are. Anything
+else comes back as "not read" (or "not listed"), and the caller reads that file or lists that folder the ordinary
+way, which reports what is wrong: so a report is the same whether or not this call ran, and the pure-Python path
+is the ordinary one.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Set as AbstractSet
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Union
 
 from .._settings import current
-from ._bounded import Refused, listing
+from ._bounded import Refused, adopt_folder, listing
 from ._nativejson import folder_reader
 
 FILE, FOLDER, LINK, OTHER = 0, 1, 2, 3  # the native ENTRY_* values
+
+
+class Plan(NamedTuple):
+    """What one call reads in a folder: the files named ``names`` or ending with ``suffix``, and the sub-folders of
+    ``folders`` (each ``(name, is_prefix, plan)``: a folder of that name, or whose name starts with it)."""
+
+    names: frozenset[str] = frozenset()
+    suffix: str | None = None
+    folders: tuple[tuple[str, bool, Plan], ...] = ()
 
 
 class Clean(NamedTuple):
@@ -29,14 +42,15 @@ class Clean(NamedTuple):
     integral_floats: int | AbstractSet[str | None]
 
 
-# (name, FILE/FOLDER/LINK/OTHER, the Clean document of a wanted file, else None), as the native call gives them
-Listed = tuple[str, int, "Clean | None"]
+# (name, FILE/FOLDER/LINK/OTHER, what was read): the Clean document of a wanted file, the listing of a planned
+# sub-folder, or None (not wanted, or to be read or listed the ordinary way).
+Listed = tuple[str, int, Union[Clean, "list[Listed]", None]]
 
 
-def read_folder(folder: str, names: frozenset[str], suffix: str | None = None) -> list[Listed] | None:
-    """The entries of ``folder`` sorted by name, each wanted file (named in ``names`` or ending with ``suffix``)
-    already read when it is clean; None where there is no native call, or no descriptor of the folder (not
-    confined: ``_bounded.listing``), or the folder cannot be listed: then the caller lists it the ordinary way.
+def read_folder(folder: str, plan: Plan) -> list[Listed] | None:
+    """The entries of ``folder`` sorted by name, with what ``plan`` wants already read; None where there is no
+    native call, or no descriptor of the folder (not confined: ``_bounded.listing``), or the folder cannot be
+    listed: then the caller lists it the ordinary way.
     """
     if folder_reader is None:
         return None
@@ -47,10 +61,27 @@ def read_folder(folder: str, names: frozenset[str], suffix: str | None = None) -
     if not isinstance(descriptor, int):
         return None
     limits = current().limits
-    found: list[tuple[str, int, tuple[Any, ...] | None]] | None = folder_reader(
-        descriptor, names, suffix, limits.max_file_size, limits.max_depth
-    )
+    found = folder_reader(descriptor, plan, limits.max_file_size, limits.max_depth)
     if found is None:
         return None
+    _adopt(folder, found)  # first, and nothing else: no descriptor is lost to an error in what follows
+    return _sorted(found)
+
+
+def _adopt(folder: str, found: list[tuple[str, int, Any]]) -> None:
+    """Give the unit's confinement the descriptor of each sub-folder the call opened (its later reads there are
+    made in the folder the call listed), and leave its entries in their place."""
+    for index, (name, type_, read) in enumerate(found):
+        if type_ == FOLDER and isinstance(read, tuple):
+            spelled = folder + os.sep + name
+            adopt_folder(spelled, read[0])
+            found[index] = (name, type_, read[1])
+            _adopt(spelled, read[1])
+
+
+def _sorted(found: list[tuple[str, int, Any]]) -> list[Listed]:
     found.sort()
-    return [(name, type_, None if read is None else Clean(*read)) for name, type_, read in found]
+    return [
+        (name, type_, read if read is None else _sorted(read) if isinstance(read, list) else Clean(*read))
+        for name, type_, read in found
+    ]

@@ -674,27 +674,103 @@ fallback:
     Py_RETURN_NONE;
 }
 
-static int wanted_entry(const char *name, size_t length, PyObject *names, const char *suffix, size_t suffix_len,
-                        PyObject *decoded) {
-    if (suffix != NULL && length > suffix_len && memcmp(name + length - suffix_len, suffix, suffix_len) == 0)
-        return 1;
-    return PySet_Contains(names, decoded);
-}
-
-/* read_folder(fd, names, suffix, max_size, max_depth) -> [(name, type, read)], unsorted; None when the folder
- * cannot be listed (the caller lists it the ordinary way, which reports why). ``fd`` is a descriptor of the folder
- * (kept open: it is the caller's); ``type`` is ENTRY_*, never following a link; ``read`` is read_entry's for a
- * regular file named in the frozenset ``names`` or ending with ``suffix``, None for every other entry. */
-static PyObject *native_read_folder(PyObject *module, PyObject *args) {
-    int folder;
+/* What read_folder reads in one folder, as the caller's ``plan`` tuple says: (names, suffix, folders), where
+ * names is a frozenset of file names, suffix a str or None, and folders a tuple of (name, is_prefix, plan): the
+ * sub-folders listed and read in the same call (by exact name, or by a prefix of the name). */
+typedef struct {
     PyObject *names;
-    const char *suffix = NULL;
-    Py_ssize_t suffix_len = 0;
+    const char *suffix;
+    Py_ssize_t suffix_len;
+    PyObject *folders;
     Py_ssize_t max_size;
     int max_depth;
-    if (!PyArg_ParseTuple(args, "iO!z#ni", &folder, &PyFrozenSet_Type, &names, &suffix, &suffix_len, &max_size,
-                          &max_depth))
-        return NULL;
+} Plan;
+
+/* Plans nest only as deep as the caller wrote them: a tree cannot make the call recurse further. The sub-folders
+ * opened by one call stay open (the caller keeps them for the rest of its unit): at most this many, the rest are
+ * left to the caller's ordinary listing. */
+#define MAX_PLAN_DEPTH 8
+#define MAX_OPENED_FOLDERS 256
+
+static int parse_plan(PyObject *plan, Plan *out, Py_ssize_t max_size, int max_depth) {
+    out->max_size = max_size;
+    out->max_depth = max_depth;
+    PyObject *suffix;
+    if (!PyTuple_Check(plan) || PyTuple_GET_SIZE(plan) != 3) {
+        PyErr_SetString(PyExc_TypeError, "a plan is (names, suffix, folders)");
+        return -1;
+    }
+    out->names = PyTuple_GET_ITEM(plan, 0);
+    suffix = PyTuple_GET_ITEM(plan, 1);
+    out->folders = PyTuple_GET_ITEM(plan, 2);
+    if (!PyFrozenSet_Check(out->names) || !PyTuple_Check(out->folders) || (suffix != Py_None && !PyUnicode_Check(suffix))) {
+        PyErr_SetString(PyExc_TypeError, "a plan is (frozenset of names, str or None, tuple of sub-plans)");
+        return -1;
+    }
+    out->suffix = NULL;
+    out->suffix_len = 0;
+    if (suffix != Py_None && (out->suffix = PyUnicode_AsUTF8AndSize(suffix, &out->suffix_len)) == NULL) return -1;
+    return 0;
+}
+
+static int wanted_entry(const char *name, size_t length, const Plan *plan, PyObject *decoded) {
+    if (plan->suffix != NULL && length >= (size_t)plan->suffix_len &&
+        memcmp(name + length - plan->suffix_len, plan->suffix, (size_t)plan->suffix_len) == 0)
+        return 1;
+    return PySet_Contains(plan->names, decoded);
+}
+
+/* The sub-plan for a folder entry named ``decoded``: a borrowed tuple, Py_None, or NULL with an exception. */
+static PyObject *sub_plan(const Plan *plan, PyObject *decoded) {
+    Py_ssize_t count = PyTuple_GET_SIZE(plan->folders);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = PyTuple_GET_ITEM(plan->folders, i);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 3 || !PyUnicode_Check(PyTuple_GET_ITEM(item, 0))) {
+            PyErr_SetString(PyExc_TypeError, "a folder of a plan is (name, is_prefix, plan)");
+            return NULL;
+        }
+        PyObject *name = PyTuple_GET_ITEM(item, 0);
+        int prefix = PyObject_IsTrue(PyTuple_GET_ITEM(item, 1));
+        int match = prefix ? PyUnicode_Tailmatch(decoded, name, 0, PY_SSIZE_T_MAX, -1)
+                           : PyUnicode_Compare(decoded, name) == 0;
+        if (match < 0 || PyErr_Occurred()) return NULL;
+        if (match) return PyTuple_GET_ITEM(item, 2);
+    }
+    return Py_None;
+}
+
+static PyObject *list_folder(int folder, const Plan *plan, int depth, int *opened);
+
+static void close_opened(PyObject *found);
+
+/* The sub-folder ``name`` of ``folder`` by ``plan``: (its descriptor, its entries), opened as reading/_bounded
+ * opens a folder below a unit (in its parent's descriptor, never through a link) and left open for the caller;
+ * Py_None when it cannot be opened or listed. */
+static PyObject *list_sub_folder(int folder, const char *name, PyObject *plan_tuple, const Plan *parent, int depth,
+                                 int *opened) {
+    if (depth >= MAX_PLAN_DEPTH || *opened >= MAX_OPENED_FOLDERS) Py_RETURN_NONE;
+    Plan plan;
+    if (parse_plan(plan_tuple, &plan, parent->max_size, parent->max_depth) < 0) return NULL;
+    int fd = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) Py_RETURN_NONE;
+    ++*opened;
+    PyObject *found = list_folder(fd, &plan, depth + 1, opened);
+    if (found == NULL || found == Py_None) {
+        close(fd);
+        return found;
+    }
+    PyObject *result = Py_BuildValue("(iO)", fd, found);
+    if (result == NULL) {
+        close_opened(found);
+        close(fd);
+    }
+    Py_DECREF(found);
+    return result;
+}
+
+/* The entries of the folder open as ``folder``, by ``plan``: [(name, type, read)], unsorted; Py_None when it cannot
+ * be listed (the caller lists it the ordinary way, which reports why); NULL with an exception set. */
+static PyObject *list_folder(int folder, const Plan *plan, int depth, int *opened) {
     int listed = dup(folder); /* closedir closes it: the caller's descriptor stays open */
     if (listed < 0) Py_RETURN_NONE;
     DIR *dir = fdopendir(listed);
@@ -710,6 +786,7 @@ static PyObject *native_read_folder(PyObject *module, PyObject *args) {
         struct dirent *entry = readdir(dir);
         if (entry == NULL) {
             if (errno != 0) { /* the listing failed part way: the ordinary listing says why */
+                rewinddir(dir);
                 closedir(dir);
                 Py_DECREF(found);
                 Py_RETURN_NONE;
@@ -718,7 +795,6 @@ static PyObject *native_read_folder(PyObject *module, PyObject *args) {
         }
         const char *name = entry->d_name;
         if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
-        int type;
         unsigned char d_type = entry->d_type;
         if (d_type == DT_UNKNOWN) {
             struct stat st;
@@ -726,35 +802,80 @@ static PyObject *native_read_folder(PyObject *module, PyObject *args) {
             if (fstatat(folder, name, &st, AT_SYMLINK_NOFOLLOW) != 0) st.st_mode = 0;
             d_type = S_ISLNK(st.st_mode) ? DT_LNK : S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : 0;
         }
-        type = d_type == DT_REG ? ENTRY_FILE : d_type == DT_DIR ? ENTRY_FOLDER : d_type == DT_LNK ? ENTRY_LINK
-                                                                                                    : ENTRY_OTHER;
+        int type = d_type == DT_REG   ? ENTRY_FILE
+                   : d_type == DT_DIR ? ENTRY_FOLDER
+                   : d_type == DT_LNK ? ENTRY_LINK
+                                      : ENTRY_OTHER;
         size_t length = strlen(name);
         PyObject *decoded = PyUnicode_DecodeFSDefaultAndSize(name, (Py_ssize_t)length);
         if (decoded == NULL) goto fail;
         PyObject *read;
-        int wanted = type == ENTRY_FILE ? wanted_entry(name, length, names, suffix, (size_t)suffix_len, decoded) : 0;
-        if (wanted < 0) {
-            Py_DECREF(decoded);
-            goto fail;
+        if (type == ENTRY_FILE) {
+            int wanted = wanted_entry(name, length, plan, decoded);
+            read = wanted < 0 ? NULL : wanted ? read_entry(folder, name, plan->max_size, plan->max_depth)
+                                              : Py_NewRef(Py_None);
+        } else if (type == ENTRY_FOLDER) {
+            PyObject *sub = sub_plan(plan, decoded);
+            read = sub == NULL ? NULL : sub == Py_None ? Py_NewRef(Py_None)
+                                                       : list_sub_folder(folder, name, sub, plan, depth, opened);
+        } else {
+            read = Py_NewRef(Py_None);
         }
-        read = wanted ? read_entry(folder, name, max_size, max_depth) : Py_NewRef(Py_None);
         if (read == NULL) {
             Py_DECREF(decoded);
             goto fail;
         }
-        PyObject *item = Py_BuildValue("(NiN)", decoded, type, read);
+        PyObject *item = Py_BuildValue("(NiO)", decoded, type, read);
         if (item == NULL || PyList_Append(found, item) < 0) {
             Py_XDECREF(item);
+            close_opened(read);
+            Py_DECREF(read);
             goto fail;
         }
+        Py_DECREF(read);
         Py_DECREF(item);
     }
+    rewinddir(dir); /* as os.scandir leaves a descriptor: the next listing of it starts at the beginning */
     closedir(dir);
     return found;
 fail:
+    rewinddir(dir);
     closedir(dir);
+    close_opened(found);
     Py_XDECREF(found);
     return NULL;
+}
+
+/* On failure, the descriptors of the sub-folders a listing holds (a (fd, entries) pair) are closed: the caller
+ * never sees them. */
+static void close_opened(PyObject *found) {
+    if (found == NULL) return;
+    if (PyTuple_Check(found) && PyTuple_GET_SIZE(found) == 2 && PyLong_Check(PyTuple_GET_ITEM(found, 0))) {
+        close((int)PyLong_AsLong(PyTuple_GET_ITEM(found, 0)));
+        close_opened(PyTuple_GET_ITEM(found, 1));
+    } else if (PyList_Check(found)) {
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(found); i++) {
+            PyObject *item = PyList_GET_ITEM(found, i);
+            if (PyTuple_Check(item) && PyTuple_GET_SIZE(item) == 3) close_opened(PyTuple_GET_ITEM(item, 2));
+        }
+    }
+}
+
+/* read_folder(fd, plan, max_size, max_depth) -> [(name, type, read)] unsorted, or None: see list_folder. ``fd`` is
+ * a descriptor of the folder (kept open: it is the caller's); ``type`` is ENTRY_*, never following a link; ``read``
+ * is read_entry's for a regular file the plan wants (named in its names, or ending with its suffix), (descriptor,
+ * entries) or None for a sub-folder the plan names (the descriptor is the caller's to close), None for every
+ * other entry. */
+static PyObject *native_read_folder(PyObject *module, PyObject *args) {
+    int folder;
+    PyObject *plan_tuple;
+    Py_ssize_t max_size;
+    int max_depth;
+    if (!PyArg_ParseTuple(args, "iOni", &folder, &plan_tuple, &max_size, &max_depth)) return NULL;
+    Plan plan;
+    if (parse_plan(plan_tuple, &plan, max_size, max_depth) < 0) return NULL;
+    int opened = 0;
+    return list_folder(folder, &plan, 0, &opened);
 }
 #endif
 
@@ -977,9 +1098,10 @@ static PyMethodDef methods[] = {
      "the exact reader must see."},
 #ifdef HAVE_READ_FOLDER
     {"read_folder", native_read_folder, METH_VARARGS,
-     "read_folder(fd, names, suffix, max_size, max_depth) -> [(name, type, read)] unsorted, or None: the entries of "
-     "the folder open as fd (type ENTRY_*, links not followed) and, for each regular file named in the frozenset names "
-     "or ending with suffix, (raw, data, table, integral) when it is a clean document within max_size, else None."},
+     "read_folder(fd, plan, max_size, max_depth) -> [(name, type, read)] unsorted, or None: the entries of the folder "
+     "open as fd (type ENTRY_*, links not followed); for each regular file the plan (names, suffix, folders) wants, "
+     "(raw, data, table, integral) when it is a clean document within max_size, else None; for each sub-folder it "
+     "names, (its descriptor, left open for the caller to close, and its entries by its own plan) or None."},
 #endif
     {"find_each", native_find_each, METH_VARARGS,
      "find_each(raw, table, start, wanted) -> [(key offset or -1, value offset) or None] of many members, in one "

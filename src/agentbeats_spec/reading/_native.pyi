@@ -25,6 +25,4 @@ ENTRY_FOLDER: int
 ENTRY_LINK: int
 ENTRY_OTHER: int
 
-def read_folder(
-    fd: int, names: frozenset[str], suffix: str | None, max_size: int, max_depth: int, /
-) -> list[tuple[str, int, tuple[bytes, Any, bytes, int | set[str | None]] | None]] | None: ...
+def read_folder(fd: int, plan: tuple[Any, ...], max_size: int, max_depth: int, /) -> list[Any] | None: ...

@@ -11,7 +11,7 @@ from typing import Literal, NamedTuple, Protocol
 from .._codes import Severity
 from ..reading import _folders
 from ..reading._bounded import Refused, listing
-from ..reading._folders import FILE, FOLDER, LINK, OTHER, Clean, Listed
+from ..reading._folders import FILE, FOLDER, LINK, OTHER, Clean, Listed, Plan
 from ..reading._messages import FILE_NOT_FOLDER, FOLDER_NOT_FILE
 
 EntryType = Literal["file", "folder"]
@@ -60,23 +60,25 @@ def entries(folder: Path, collector: Reporter, root: Path) -> list[Entry]:
 
 
 def entries_read(
-    folder: Path, collector: Reporter, root: Path, names: frozenset[str], suffix: str | None = None
-) -> tuple[list[Entry], dict[str, Clean]]:
-    """:func:`entries`, and the wanted JSON files among them (named in ``names`` or ending with ``suffix``) that
-    are clean documents, already read and parsed, by name (``reading._folders``: one native call for the folder).
+    folder: Path, collector: Reporter, root: Path, plan: Plan
+) -> tuple[list[Entry], dict[str, Clean | list[Listed]]]:
+    """:func:`entries`, and what ``plan`` wants there (``reading._folders``: one native call for the folder): the
+    clean JSON files already read and parsed, and the listings of the planned sub-folders, by name.
 
-    A wanted file missing from the mapping is read the ordinary way, which says what is wrong with it; without the
-    native call, none is there and every file is.
+    A wanted file or planned folder missing from the mapping is read or listed the ordinary way, which says what
+    is wrong with it; without the native call, none is there.
     """
-    found = _folders.read_folder(str(folder), names, suffix)
+    found = _folders.read_folder(str(folder), plan)
     if found is None:
         return entries(folder, collector, root), {}
     return listed(folder, found, collector, root)
 
 
-def listed(folder: Path, found: list[Listed], collector: Reporter, root: Path) -> tuple[list[Entry], dict[str, Clean]]:
+def listed(
+    folder: Path, found: list[Listed], collector: Reporter, root: Path
+) -> tuple[list[Entry], dict[str, Clean | list[Listed]]]:
     """What ``reading._folders.read_folder`` found in ``folder``, as :func:`entries_read` gives it."""
-    read = {name: clean for name, _, clean in found if clean is not None}
+    read = {name: what for name, _, what in found if what is not None}
     return _kept(folder, [(name, type_) for name, type_, _ in found], collector, root), read
 
 
