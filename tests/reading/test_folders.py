@@ -637,3 +637,8 @@ def test_one_call_opens_at_most_256_folders_and_leaves_the_rest_to_the_ordinary_
         assert sum(read is None for _, _, read in found) == 44
         assert open_descriptors() == before + 257
     assert open_descriptors() == before
+
+
+@pytest.mark.parametrize("folder", [".", "/", "a", "a/b", "/a/b", "./a", "..", "../a"])
+def test_a_childs_name_is_spelled_as_pathlib_spells_it(folder: str) -> None:
+    assert _folders.child(str(Path(folder)), "task.json") == str(Path(folder) / "task.json")

@@ -107,7 +107,8 @@ class Kept:
 def examine(document: Document, kind: _kinds.Kind | None, file: str | None, kept: Kept | None = None) -> Examined:
     """``kept``: where the findings go (``Kept(0)``: only counted, for a line of JSON Lines past the limit)."""
     kept = Kept() if kept is None else kept
-    kept.take(document.findings)
+    if document.findings:
+        kept.take(document.findings)
     if document.unkept:  # what the reader counted past the limit
         kept.overflow += Overflow(document.unkept, error=bool(document.unkept_errors))
     if document.readable:
@@ -158,6 +159,9 @@ def _check_data(data: Any, kind: _kinds.Kind | None, kept: Kept, integral_floats
             if _schemas.invalid(schema_id, data, integral_floats):
                 kept.overflow += Overflow(1, error=True, more=True)
             else:
+                kept.take(_written(schema_id, data, kind, set(), integral_floats))
+        elif _schemas.valid_by_fast_engine(schema_id, data, integral_floats):  # most documents: no error to build
+            if kind.tolerated is not None:
                 kept.take(_written(schema_id, data, kind, set(), integral_floats))
         else:
             found = _schemas.check(schema_id, data, integral_floats=integral_floats)

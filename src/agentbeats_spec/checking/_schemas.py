@@ -276,6 +276,13 @@ def check(
             yield finding
 
 
+def valid_by_fast_engine(schema_id: str, data: Any, integral_floats: IntegralFloats = True) -> bool:
+    """Whether jsonschema-rs, where it is installed, finds ``data`` valid (False: invalid, or no such engine;
+    then :func:`check` says what is wrong)."""
+    fast = fast_validator(schema_id, strict_integers_needed(schema_id, integral_floats))
+    return fast is not None and bool(fast.is_valid(data))
+
+
 def invalid(schema_id: str, data: Any, integral_floats: IntegralFloats = True) -> bool:
     """Whether ``data`` has a schema error, asked of the fastest engine there is (no error is built)."""
     fast = fast_validator(schema_id, strict_integers_needed(schema_id, integral_floats))

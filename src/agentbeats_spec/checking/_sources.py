@@ -108,17 +108,16 @@ def examine_named(path: Path, kind: _kinds.Kind | None, *, follow: bool = False)
             return _too_deep(path, kind)
 
 
-def examine_clean(path: Path, kind: _kinds.Kind, clean: Clean) -> Examined:
-    """A JSON file a layout requires, already read and found clean by ``reading._folders`` (as ``examine_named``
-    would have read it)."""
-    file = str(path)
+def examine_clean(file: str, kind: _kinds.Kind, clean: Clean) -> Examined:
+    """The JSON file ``file`` that a layout requires, already read and found clean by ``reading._folders`` (as
+    ``examine_named`` would have read it)."""
     with failing_on(file):
         try:
             return examine(_documents.from_clean(*clean), kind, file)
         except MemoryError:
-            return out_of_memory(path, kind)
+            return out_of_memory(Path(file), kind)
         except RecursionError:
-            return _too_deep(path, kind)
+            return _too_deep(Path(file), kind)
 
 
 def examine_found(path: Path, kind: _kinds.Kind | None) -> Examined | None:

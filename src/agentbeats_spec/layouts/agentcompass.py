@@ -25,7 +25,7 @@ from ..checking._collect import Collector
 from ..checking._examine import Examined
 from ..checking._sources import examine_clean, examine_named, members, read_schemaless
 from ..reading import _folders
-from ..reading._folders import FILE, Clean, Listed, Plan
+from ..reading._folders import FILE, Clean, Listed, Plan, child
 from ..reading._pointers import join
 from ..records._states import FINAL_STATES, STATES, final_state
 from ..records._versions import CURRENT_TASK, TASK_V2
@@ -253,7 +253,10 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
     if found is not None:
         listing, read = listed(task, found, collector, root or task)
     clean = read.get("task.json")
-    index = examine_clean(index_path, TASK, clean) if isinstance(clean, Clean) else examine_named(index_path, TASK)
+    if isinstance(clean, Clean):
+        index = examine_clean(child(str(task), "task.json"), TASK, clean)
+    else:
+        index = examine_named(index_path, TASK)
     data = members(index) or {}
     task_id = data.get("task_id") if isinstance(data.get("task_id"), str) else None
     _check_task_name(task, task_id, collector)
@@ -409,8 +412,10 @@ def _check_attempt(
     result = None
     if "result.json" in listing and not listing["result.json"].is_folder:
         clean = read.get("result.json")
-        path = folder / "result.json"
-        result = examine_clean(path, kind, clean) if isinstance(clean, Clean) else examine_named(path, kind)
+        if isinstance(clean, Clean):
+            result = examine_clean(child(str(folder), "result.json"), kind, clean)
+        else:
+            result = examine_named(folder / "result.json", kind)
     if "checkpoint.json" in listing and not listing["checkpoint.json"].is_folder:
         _check_checkpoint(folder / "checkpoint.json", collector)
     findings: list[Finding] = []
@@ -626,9 +631,10 @@ def _check_retries(
             _unexpected_file(entry, collector, "retries/ holds retry records (.json) and archive folders")
             continue
         clean = read.get(entry.name)
-        record = (
-            examine_clean(entry.path, RETRY, clean) if isinstance(clean, Clean) else examine_named(entry.path, RETRY)
-        )
+        if isinstance(clean, Clean):
+            record = examine_clean(child(str(folder), entry.name), RETRY, clean)
+        else:
+            record = examine_named(entry.path, RETRY)
         records += 1
         data = members(record)
         if data is None:

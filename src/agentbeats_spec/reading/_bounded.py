@@ -179,8 +179,7 @@ class _Confinement:
 _CONFINED: ContextVar[_Confinement | None] = ContextVar("confined", default=None)
 
 
-@contextlib.contextmanager
-def confined(path: os.PathLike[str] | str, real: str | None) -> Iterator[None]:
+class confined:
     """While inside, every file :func:`open_regular` opens and every folder :func:`listing` lists must be where
     the walk found it: ``path`` (the unit's path as the walk spelled it) had the real location ``real`` (no link
     in it) then, so ``path/x/y`` must be ``real/x/y`` now. A file reached otherwise (a folder on the way swapped
@@ -189,16 +188,21 @@ def confined(path: os.PathLike[str] | str, real: str | None) -> Iterator[None]:
 
     The descriptor of each folder is asked where it is, once per unit: on Linux (``/proc/self/fd``) and macOS
     (``F_GETPATH``). Elsewhere, or where ``/proc`` is not mounted, there is no check and only the last component
-    of a path is guarded (``O_NOFOLLOW``).
+    of a path is guarded (``O_NOFOLLOW``). A class, not a ``contextlib`` generator: every unit of a walk enters one.
     """
-    where = None if real is None else _Confinement(os.fspath(path), real)
-    token = _CONFINED.set(where)
-    try:
-        yield
-    finally:
-        _CONFINED.reset(token)
-        if where is not None:
-            where.close()
+
+    __slots__ = ("_token", "_where")
+
+    def __init__(self, path: os.PathLike[str] | str, real: str | None) -> None:
+        self._where = None if real is None else _Confinement(os.fspath(path), real)
+
+    def __enter__(self) -> None:
+        self._token = _CONFINED.set(self._where)
+
+    def __exit__(self, *exception: object) -> None:
+        _CONFINED.reset(self._token)
+        if self._where is not None:
+            self._where.close()
 
 
 def listing(folder: os.PathLike[str] | str) -> int | str:

@@ -73,10 +73,18 @@ def _adopt(folder: str, found: list[tuple[str, int, Any]]) -> None:
     made in the folder the call listed), and leave its entries in their place."""
     for index, (name, type_, read) in enumerate(found):
         if type_ == FOLDER and isinstance(read, tuple):
-            spelled = folder + os.sep + name
+            spelled = child(folder, name)
             adopt_folder(spelled, read[0])
             found[index] = (name, type_, read[1])
             _adopt(spelled, read[1])
+
+
+def child(folder: str, name: str) -> str:
+    """``str(Path(folder) / name)`` for a plain name (no separator), without making the Path: the hot path of a
+    walk names every file it reads so."""
+    if folder == os.curdir:
+        return name
+    return folder + name if folder.endswith(os.sep) else folder + os.sep + name
 
 
 def _sorted(found: list[tuple[str, int, Any]]) -> list[Listed]:
