@@ -17,6 +17,7 @@ import pytest
 
 from agentbeats_spec.cli import main
 from agentbeats_spec.layouts import check_paths, plan
+from agentbeats_spec.reading import _nativejson
 from agentbeats_spec.walk import _cache, _units
 from agentbeats_spec.walk._cache import VerdictCache
 
@@ -379,3 +380,31 @@ def test_an_entry_that_is_a_link_is_never_followed(run: Path, tmp_path: Path, la
     entry.unlink()
     elsewhere.rename(entry)  # the same bytes in place: a hit
     assert VerdictCache(cache, "options").get(entry.parent.name + entry.stem) is not None
+
+
+@pytest.mark.skipif(_nativejson.surveyor is None, reason="no native survey (not built, or not POSIX)")
+def test_the_native_survey_makes_the_lines_the_walk_makes(tmp_path: Path) -> None:
+    """The cache key of a folder is the same whichever survey made it: every entry below it (links, FIFOs, names
+    that are not UTF-8, nested folders in name order) gives the same line, size and newest time."""
+    top = tmp_path / "tree"
+    shutil.copytree(VALID / "agentcompass-run", top)
+    (top / "b" / "a" / "c").mkdir(parents=True)
+    (top / "b" / "a" / "c" / "f.json").write_bytes(b"{}")
+    (top / "B").mkdir()
+    os.symlink("/etc", top / "b" / "link")
+    os.mkfifo(top / "b" / "fifo")
+    (top / os.fsdecode(b"\xff\xfename")).mkdir()
+    (top / "é.json").write_text("[]")
+    folders = [top, *(path for path in sorted(top.rglob("*")) if path.is_dir() and not path.is_symlink())]
+    for folder in folders:
+        lines = "".join(
+            f"{relative}\0{info.st_mode}\0{info.st_size}\0{info.st_ino}\0{info.st_dev}\0{info.st_mtime_ns}\0"
+            f"{info.st_ctime_ns}\n"
+            for relative, info in _cache._walk(str(folder))
+        ).encode("utf-8", "surrogateescape")
+        found = _nativejson.surveyor(str(folder))
+        assert found is not None
+        assert found[0] == lines and found[1] == sum(info.st_size for _, info in _cache._walk(str(folder)))
+    for nothing in (top / "run_info.json", tmp_path / "missing", top / "b" / "link"):
+        assert _nativejson.surveyor(str(nothing)) is None  # a file, nothing, a link: the walk's survey decides
+    assert len(folders) > 10

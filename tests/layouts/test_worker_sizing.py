@@ -1,4 +1,5 @@
-"""Deciding on worker processes lists a small tree once, not twice: a sample of its units is sized first."""
+"""Deciding on worker processes lists a tree once, not twice: a sample of its units is sized, and the batches sent
+to the workers are cut by the sample's mean size."""
 
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ def test_a_tree_far_below_the_threshold_sizes_only_a_sample_of_its_units(
     assert len(sized) == len(units[::step])  # the sample alone: the tree is not listed a second time
 
 
-def test_a_tree_the_sample_puts_at_the_threshold_is_sized_whole(
+def test_a_tree_the_sample_puts_at_the_threshold_goes_to_workers_without_being_sized_whole(
     tmp_path: Path, sized: list[Path], monkeypatch: pytest.MonkeyPatch, submitted: list[Any]
 ) -> None:
     trees = runs(tmp_path, 2)
@@ -77,5 +78,5 @@ def test_a_tree_the_sample_puts_at_the_threshold_is_sized_whole(
     sized.clear()
     monkeypatch.setattr(_units, "WORKERS_GAIN_BYTES", whole)
     assert check_paths(trees, jobs=2) == check_paths(trees, jobs=1)
-    assert len(sized) == 2 * len(units)  # the sample, then every unit for the batches
+    assert len(sized) == len(units)  # the sample alone, here every unit once: never a second listing
     assert submitted != []

@@ -172,7 +172,7 @@ def test_the_native_reader_knows_only_json() -> None:
     entries = {"FILE", "FOLDER", "LINK", "OTHER"}
     public = {name for name in dir(_native) if not name.startswith("_")}
     assert public == {
-        "read", "find_each", "line_columns", "read_folder", *(f"FLAG_{flag}" for flag in flags),
+        "read", "find_each", "line_columns", "read_folder", "survey", *(f"FLAG_{flag}" for flag in flags),
         *(f"ENTRY_{entry}" for entry in entries),
     }  # fmt: skip
 

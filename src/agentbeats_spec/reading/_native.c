@@ -861,6 +861,207 @@ static void close_opened(PyObject *found) {
     }
 }
 
+/* ---- The lstat of everything below a folder, for the verdict cache's key ---- */
+
+typedef struct {
+    char *data;
+    size_t length, capacity;
+} Buffer;
+
+static int buffer_add(Buffer *buffer, const char *text, size_t length) {
+    if (buffer->length + length > buffer->capacity) {
+        size_t capacity = buffer->capacity ? buffer->capacity : 4096;
+        while (capacity < buffer->length + length) capacity *= 2;
+        char *bigger = PyMem_Realloc(buffer->data, capacity);
+        if (bigger == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        buffer->data = bigger;
+        buffer->capacity = capacity;
+    }
+    memcpy(buffer->data + buffer->length, text, length);
+    buffer->length += length;
+    return 0;
+}
+
+static long long nanoseconds(struct timespec moment) { return (long long)moment.tv_sec * 1000000000LL + moment.tv_nsec; }
+
+#ifdef __APPLE__
+#define MTIME(info) ((info).st_mtimespec)
+#define CTIME(info) ((info).st_ctimespec)
+#else
+#define MTIME(info) ((info).st_mtim)
+#define CTIME(info) ((info).st_ctim)
+#endif
+
+/* One line of the survey: "<relative>\0<mode>\0<size>\0<inode>\0<device>\0<mtime ns>\0<ctime ns>\n", as
+ * walk/_cache.survey writes it from os.lstat. */
+static int survey_line(Buffer *lines, const char *relative, size_t length, const struct stat *info,
+                       long long *size, long long *newest) {
+    char numbers[160];
+    long long modified = nanoseconds(MTIME(*info)), changed = nanoseconds(CTIME(*info));
+    int written = snprintf(numbers, sizeof(numbers), "%c%u%c%lld%c%llu%c%llu%c%lld%c%lld\n", 0, (unsigned)info->st_mode,
+                           0, (long long)info->st_size, 0, (unsigned long long)info->st_ino, 0,
+                           (unsigned long long)info->st_dev, 0, modified, 0, changed);
+    if (written < 0 || (size_t)written >= sizeof(numbers)) {
+        PyErr_SetString(PyExc_OverflowError, "a survey line");
+        return -1;
+    }
+    *size += (long long)info->st_size;
+    if (modified > *newest) *newest = modified;
+    if (changed > *newest) *newest = changed;
+    if (buffer_add(lines, relative, length) < 0) return -1;
+    return buffer_add(lines, numbers, (size_t)written);
+}
+
+/* The entries of the folder open as ``folder``, each (decoded name, its bytes) sorted as Python sorts the decoded
+ * names, with their lstat in ``infos`` (same order). None (Py_None) when it cannot be listed. */
+static PyObject *sorted_entries(int folder, struct stat **infos) {
+    int listed = dup(folder);
+    if (listed < 0) Py_RETURN_NONE;
+    DIR *dir = fdopendir(listed);
+    if (dir == NULL) {
+        close(listed);
+        Py_RETURN_NONE;
+    }
+    PyObject *found = PyList_New(0);
+    if (found == NULL) {
+        closedir(dir);
+        return NULL;
+    }
+    for (;;) {
+        errno = 0;
+        struct dirent *entry = readdir(dir);
+        if (entry == NULL) {
+            if (errno != 0) {
+                closedir(dir);
+                Py_DECREF(found);
+                Py_RETURN_NONE;
+            }
+            break;
+        }
+        const char *name = entry->d_name;
+        if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
+        size_t length = strlen(name);
+        PyObject *item = Py_BuildValue("(Ny#)", PyUnicode_DecodeFSDefaultAndSize(name, (Py_ssize_t)length), name,
+                                       (Py_ssize_t)length);
+        if (item == NULL || PyList_Append(found, item) < 0) {
+            Py_XDECREF(item);
+            closedir(dir);
+            Py_DECREF(found);
+            return NULL;
+        }
+        Py_DECREF(item);
+    }
+    closedir(dir);
+    if (PyList_Sort(found) < 0) {
+        Py_DECREF(found);
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(found);
+    *infos = PyMem_Malloc(sizeof(struct stat) * (size_t)(count ? count : 1));
+    if (*infos == NULL) {
+        Py_DECREF(found);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const char *name = PyBytes_AS_STRING(PyTuple_GET_ITEM(PyList_GET_ITEM(found, i), 1));
+        if (fstatat(folder, name, &(*infos)[i], AT_SYMLINK_NOFOLLOW) != 0) { /* gone since: as lstat, a failure */
+            PyMem_Free(*infos);
+            *infos = NULL;
+            Py_DECREF(found);
+            Py_RETURN_NONE;
+        }
+    }
+    return found;
+}
+
+/* survey(path) -> (lines, size, newest) or None: what walk/_cache.survey makes of ``path`` and everything below it
+ * (links not followed), sorted by name, folder by folder: the lines it hashes, the bytes it sums, the newest of
+ * every modification and change time. None when any of it cannot be read (a file, a folder that cannot be listed,
+ * an entry gone while listed): the caller's own survey then says the same. */
+static PyObject *native_survey(PyObject *module, PyObject *args) {
+    PyObject *path_object;
+    if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &path_object)) return NULL;
+    const char *top = PyBytes_AS_STRING(path_object);
+    Buffer lines = {NULL, 0, 0};
+    long long size = 0, newest = 0;
+    PyObject *pending = NULL, *result = NULL;
+    struct stat info;
+    int top_fd = -1;
+    if (lstat(top, &info) != 0 || !S_ISDIR(info.st_mode)) goto none; /* a file: no survey (the caller's neither) */
+    top_fd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (top_fd < 0) goto none;
+    if (survey_line(&lines, "", 0, &info, &size, &newest) < 0) goto fail;
+    pending = Py_BuildValue("[y]", ""); /* relative names (bytes, "" for the top) of folders to list, next last */
+    if (pending == NULL) goto fail;
+    while (PyList_GET_SIZE(pending) > 0) {
+        Py_ssize_t last = PyList_GET_SIZE(pending) - 1;
+        PyObject *relative = Py_NewRef(PyList_GET_ITEM(pending, last));
+        if (PyList_SetSlice(pending, last, last + 1, NULL) < 0) {
+            Py_DECREF(relative);
+            goto fail;
+        }
+        const char *spelled = PyBytes_AS_STRING(relative);
+        int folder = spelled[0] ? openat(top_fd, spelled + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                                : dup(top_fd);
+        if (folder < 0) {
+            Py_DECREF(relative);
+            goto none;
+        }
+        struct stat *infos = NULL;
+        PyObject *found = sorted_entries(folder, &infos);
+        close(folder);
+        if (found == NULL || found == Py_None) {
+            Py_DECREF(relative);
+            if (found == NULL) goto fail;
+            Py_DECREF(found);
+            goto none;
+        }
+        Py_ssize_t count = PyList_GET_SIZE(found), below_start = PyList_GET_SIZE(pending);
+        int failed = 0;
+        for (Py_ssize_t i = 0; i < count && !failed; i++) {
+            PyObject *name = PyTuple_GET_ITEM(PyList_GET_ITEM(found, i), 1);
+            PyObject *child = PyBytes_FromFormat("%s/%s", spelled, PyBytes_AS_STRING(name));
+            if (child == NULL) {
+                failed = 1;
+                break;
+            }
+            if (survey_line(&lines, PyBytes_AS_STRING(child), (size_t)PyBytes_GET_SIZE(child), &infos[i], &size,
+                            &newest) < 0 ||
+                (S_ISDIR(infos[i].st_mode) && PyList_Append(pending, child) < 0))
+                failed = 1;
+            Py_DECREF(child);
+        }
+        PyMem_Free(infos);
+        Py_DECREF(found);
+        Py_DECREF(relative);
+        if (failed) goto fail;
+        /* the sub-folders were appended in order: reversed, the first is listed next, as the caller's walk does */
+        PyObject *below = PyList_GetSlice(pending, below_start, PyList_GET_SIZE(pending));
+        if (below == NULL || PyList_Reverse(below) < 0 ||
+            PyList_SetSlice(pending, below_start, PyList_GET_SIZE(pending), below) < 0) {
+            Py_XDECREF(below);
+            goto fail;
+        }
+        Py_DECREF(below);
+    }
+    result = Py_BuildValue("(y#LL)", lines.data ? lines.data : "", (Py_ssize_t)lines.length, size, newest);
+    goto done;
+none:
+    result = Py_NewRef(Py_None);
+    goto done;
+fail:
+    result = NULL;
+done:
+    if (top_fd >= 0) close(top_fd);
+    Py_XDECREF(pending);
+    PyMem_Free(lines.data);
+    Py_DECREF(path_object);
+    return result;
+}
+
 /* read_folder(fd, plan, max_size, max_depth) -> [(name, type, read)] unsorted, or None: see list_folder. ``fd`` is
  * a descriptor of the folder (kept open: it is the caller's); ``type`` is ENTRY_*, never following a link; ``read``
  * is read_entry's for a regular file the plan wants (named in its names, or ending with its suffix), (descriptor,
@@ -1102,6 +1303,9 @@ static PyMethodDef methods[] = {
      "open as fd (type ENTRY_*, links not followed); for each regular file the plan (names, suffix, folders) wants, "
      "(raw, data, table, integral) when it is a clean document within max_size, else None; for each sub-folder it "
      "names, (its descriptor, left open for the caller to close, and its entries by its own plan) or None."},
+    {"survey", native_survey, METH_VARARGS,
+     "survey(path) -> (lines, size, newest) or None: the lstat lines walk/_cache.survey hashes for path and "
+     "everything below it, the bytes they sum, the newest modification or change time (ns)."},
 #endif
     {"find_each", native_find_each, METH_VARARGS,
      "find_each(raw, table, start, wanted) -> [(key offset or -1, value offset) or None] of many members, in one "

@@ -263,13 +263,15 @@ def run_here(units: list[Unit], jobs: int, cache: Any = None) -> Iterator[Part]:
             cached = cache.get(keys[index]) if keys[index] is not None else None
             if cached is not None:
                 found[index] = cached
-    elif jobs > 1 and len(units) > 1:  # only the sizes, to tell whether workers would gain
+    elif jobs > 1 and len(units) > 1:  # only a sample's sizes, to tell whether workers would gain
         from ._cache import size_below  # lazy, as survey above
 
         sample = units[:: max(1, len(units) // SIZE_SAMPLE)]
         estimate = sum(size_below(unit.path) for unit in sample) * len(units) / len(sample)
         if estimate >= WORKERS_GAIN_BYTES:
-            sizes = [size_below(unit.path) for unit in units]
+            # Batched by the sample's mean: sizing every unit would list the whole tree once more before any is
+            # checked, and batches of at most BATCH_UNITS keep both workers busy whatever the sizes are.
+            sizes = [-int(-estimate // len(units))] * len(units)  # rounded up: they sum to the estimate or more
     todo = [index for index in range(len(units)) if index not in found]
     if jobs > 1 and len(todo) > 1 and sum(sizes[index] for index in todo) >= WORKERS_GAIN_BYTES:
         yield from _in_workers(units, todo, sizes, found, keys, jobs, cache)
