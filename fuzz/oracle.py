@@ -144,7 +144,8 @@ KINDS = [
     "file-unreadable", "link-dangling", "link-self", "file-trailing", "file-hardlink", "link-dot", "file-bom",
 ]  # fmt: skip
 TYPE_OF_KIND = {"folder": FOLDER, "fifo": OTHER, "socket": OTHER}
-BASE = "/dev/shm" if os.path.isdir("/dev/shm") else None
+# where each input's folder is made: run.py's own temporary folder, else /dev/shm (memory) when there is one
+BASE = os.environ.get("AGENTBEATS_FUZZ_FOLDERS") or ("/dev/shm" if os.path.isdir("/dev/shm") else None)
 _descriptors: list[int] = []  # the process's open descriptors after the first folder input
 
 

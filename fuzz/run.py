@@ -125,7 +125,17 @@ def main() -> int:
     if shutil.which("clang") is None:
         print("clang is not installed (apt-get install clang)", file=sys.stderr)
         return 2
-    work = Path(tempfile.mkdtemp(prefix="agentbeats-fuzz-"))
+    # The harness and default corpus, and the folders the oracle makes (on /dev/shm when there is one: memory, not
+    # disk), are removed at the end: an input that times out leaves its folder behind.
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    with (
+        tempfile.TemporaryDirectory(prefix="agentbeats-fuzz-") as work,
+        tempfile.TemporaryDirectory(prefix="agentbeats-fuzz-folders-", dir=shm) as folders,
+    ):
+        return run(arguments, Path(work), folders)
+
+
+def run(arguments: argparse.Namespace, work: Path, folders: str) -> int:
     harness = work / "fuzz_native"
     build(harness)
     corpus = arguments.corpus or work / "corpus"
@@ -135,6 +145,7 @@ def main() -> int:
     environment = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(HERE), str(ROOT / "src")]),
+        "AGENTBEATS_FUZZ_FOLDERS": folders,  # where oracle.check_folder makes its folders
         "PYTHONMALLOC": "malloc",  # so that AddressSanitizer sees every Python allocation too
         "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",  # the interpreter keeps its objects until exit
         "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
