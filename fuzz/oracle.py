@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import socket
+import stat
 import tempfile
 from typing import Any
 
@@ -56,7 +57,7 @@ def check(raw: bytes, max_depth: int = MAX_DEPTH) -> None:
     assert clean, (raw, decoded, findings)
     assert json.dumps(data) == json.dumps(exact), raw
     # Schema validation skips the 1.0-is-not-an-integer check where the reader saw no integral float: never wrongly.
-    assert integral == _has_integral_float(data), raw
+    assert (integral or set()) == _integral_places(data), raw
     assert table is not None and text is not None
     paths = list(_paths(data))[:64]
     native = _nativejson.locate(raw, table, paths)
@@ -80,18 +81,20 @@ def check(raw: bytes, max_depth: int = MAX_DEPTH) -> None:
             _actf_steps._actf_native = native
 
 
-def _has_integral_float(value: Any) -> bool:
-    """Whether a float with no fractional part (1.0, 1e0, -0.0) is anywhere in the data."""
-    stack = [value]
+def _integral_places(value: Any) -> set[str | None]:
+    """The names of the members whose values are floats with no fractional part (1.0, 1e0, -0.0); None for one
+    that is an array item or the whole document."""
+    places: set[str | None] = set()
+    stack: list[tuple[Any, str | None]] = [(value, None)]
     while stack:
-        item = stack.pop()
+        item, member = stack.pop()
         if isinstance(item, float) and item.is_integer():
-            return True
+            places.add(member)
         if isinstance(item, dict):
-            stack.extend(item.values())
+            stack.extend((inner, key) for key, inner in item.items())
         elif isinstance(item, list):
-            stack.extend(item)
-    return False
+            stack.extend((inner, None) for inner in item)
+    return places
 
 
 def _trajectories(value: Any) -> Any:
@@ -131,6 +134,7 @@ def _paths(value: Any, path: tuple[str, ...] = ()) -> Any:
 #     and NUL, which no name holds);
 #   the rest: the content of the files.
 FOLDER_MODE = b"\x01"
+SUB_WANTED = frozenset({"result.json"})  # what the plan reads in each sub-folder (_make writes it there)
 NAMES = [
     b"task.json", b"result.json", b"x.json", b".json", b"a.jsonl", b"run_info.json", "\u00e9.json".encode(),
     b"\xff.json", b"a\nb.json", b"result.json\xff", b"RESULT.JSON", b"json", b" .json", b"a.json.tmp",
@@ -186,9 +190,11 @@ def check_folder(spec: bytes) -> None:
             types = _types(descriptor)
             _fuzzhooks.advance(descriptor)  # someone listed it through the shared offset: the call must rewind
             _fuzzhooks.set(dtype, chunk, grow, fail)
-            first = _native.read_folder(descriptor, wanted, suffix, max_size, max_depth)
+            # Every sub-folder is listed in the same call, and its result.json read (a plan one level deep).
+            plan = (wanted, suffix, (("", True, (SUB_WANTED, None, ())),))
+            first = _native.read_folder(descriptor, plan, max_size, max_depth)
             _fuzzhooks.set(dtype, chunk, grow, fail)  # the same again, on the descriptor the first call listed
-            second = _native.read_folder(descriptor, wanted, suffix, max_size, max_depth)
+            second = _native.read_folder(descriptor, plan, max_size, max_depth)
             _fuzzhooks.set(0, 0, 0, 0)
             # The caller's descriptor stays open, and where os.scandir expects it: the walk lists a folder the
             # ordinary way from the same descriptor (_bounded.listing) when the native call gave it nothing.
@@ -197,9 +203,13 @@ def check_folder(spec: bytes) -> None:
             os.close(descriptor)
         assert after == types, ("os.scandir lists another folder after read_folder", sorted(types), sorted(after))
         hook = (dtype, chunk, grow, fail)
-        for found in (first, second):
-            _judge(found, types, written, wanted, suffix, max_size, max_depth, hook)
-        assert _comparable(first) == _comparable(second), "a second call on the same descriptor differs"
+        try:
+            for found in (first, second):
+                _judge(found, types, written, wanted, suffix, max_size, max_depth, hook, folder)
+            assert _comparable(first) == _comparable(second), "a second call on the same descriptor differs"
+        finally:
+            for found in (first, second):
+                _close_opened(found)
     finally:
         shutil.rmtree(folder)
     open_now = os.listdir("/proc/self/fd")
@@ -281,13 +291,19 @@ def _judge(
     max_size: int,
     max_depth: int,
     hook: tuple[int, int, int, int],
+    folder: str,
 ) -> None:
-    """One native listing against os.scandir's, the entries made and the native reader's verdict on each file."""
+    """One native listing against os.scandir's, the entries made and the native reader's verdict on each file;
+    each sub-folder's own listing (the plan's one level) against what _make put there."""
     dtype, _, grow, fail = hook
     assert set(types) == set(written), ("the oracle's folder is not what it made", types, written)
-    if fail and fail <= len(types) + 3:  # ".", "..", every entry, then the end: one of these calls failed
-        assert found is None, ("a listing that failed part way came back", found)
-        return
+    if fail and found is None:
+        return  # a listing failed part way: the folder's own, whatever number of calls it took
+    # ".", "..", every entry, then the end, and the same four calls for each sub-folder listed as one: if one of
+    # these failed, it was in a sub-folder's listing (made during the folder's own), and that sub-folder is None
+    descended = sum(type_ == FOLDER for _, type_, _ in found or ())
+    if fail and fail <= len(types) + 3 + 4 * descended:
+        assert any(type_ == FOLDER and read is None for _, type_, read in found), ("a failed listing came back", found)
     assert found is not None, "a folder that could be listed came back None"
     listed = {os.fsencode(name): (type_, read) for name, type_, read in found}
     assert len(listed) == len(found), ("a name listed twice", found)
@@ -298,9 +314,12 @@ def _judge(
         expected = FILE if dtype == 2 else types[name]  # DT_REG for all: a listing raced by replacements
         assert type_ == expected, ("type", name, type_, expected, kind)
         assert types[name] == TYPE_OF_KIND.get(kind, LINK if kind.startswith("link") else FILE), (name, kind)
+        if type_ == FOLDER:
+            _judge_sub_folder(os.path.join(os.fsencode(folder), name), read, max_size, max_depth, dtype or grow)
+            continue
         is_wanted = type_ == FILE and (
             os.fsdecode(name) in wanted
-            or (suffix is not None and len(name) > len(suffix.encode()) and name.endswith(suffix.encode()))
+            or (suffix is not None and len(name) >= len(suffix.encode()) and name.endswith(suffix.encode()))
         )
         if not is_wanted or body is None:  # not wanted, or not a regular file whatever the listing said
             assert read is None, ("read what was not wanted or not a regular file", name, kind)
@@ -324,10 +343,46 @@ def _judge(
             check(body, max_depth)  # and the exact reader confirms the clean verdict
 
 
+def _judge_sub_folder(path: bytes, read: Any, max_size: int, max_depth: int, hooked: int) -> None:
+    """A planned sub-folder: None (it could not be opened or listed), or (its descriptor, opened where the folder
+    is and never through a link, and its entries: the result.json _make wrote, read as any wanted file is)."""
+    if read is None:
+        return
+    descriptor, entries = read
+    opened, there = os.fstat(descriptor), os.stat(path, follow_symlinks=False)
+    assert stat.S_ISDIR(opened.st_mode) and (opened.st_ino, opened.st_dev) == (there.st_ino, there.st_dev), path
+    with open(os.path.join(path, b"result.json"), "rb") as inner:
+        body = inner.read()
+    assert [(name, type_) for name, type_, _ in entries] == [("result.json", FILE)], (path, entries)
+    inner_read = entries[0][2]
+    data, flag, table, integral = _native.read(body, max_depth)
+    if inner_read is None:
+        # left to the ordinary read: flagged, too large, or a hook made it grow (or listed it as something else)
+        assert flag or len(body) > max_size or hooked, ("a clean file in a sub-folder was not read", path)
+        return
+    assert inner_read[0] == body and flag == 0 and len(body) <= max_size, path
+    assert json.dumps(inner_read[1]) == json.dumps(data) and inner_read[2:] == (table, integral), path
+
+
+def _close_opened(found: Any) -> None:
+    """The descriptors of the sub-folders a call opened (the caller's to close)."""
+    for _, type_, read in found or ():
+        if type_ == FOLDER and isinstance(read, tuple):
+            os.close(read[0])
+
+
 def _comparable(found: Any) -> Any:
     if found is None:
         return None
     return sorted(
-        (name, type_, None if read is None else (read[0], json.dumps(read[1]), *read[2:]))
+        (
+            name,
+            type_,
+            None
+            if read is None
+            else ("folder", _comparable(read[1]))
+            if type_ == FOLDER
+            else (read[0], json.dumps(read[1]), *read[2:]),
+        )
         for name, type_, read in found
     )

@@ -392,8 +392,8 @@ static PyObject *read_number(Reader *r) {
             d++;
             int negative = 0, exponent = 0, exponent_digits = 0;
             if (*d == '+' || *d == '-') negative = *d++ == '-';
-            for (; d < p; d++, exponent_digits++) exponent = exponent * 10 + (*d - '0');
-            if (exponent_digits > 4) exponent_ok = 0;
+            for (; d < p && exponent_digits < 5; d++, exponent_digits++) exponent = exponent * 10 + (*d - '0');
+            if (d < p) exponent_ok = 0; /* more than four digits: far outside the fast path (and an int) */
             scale += negative ? -exponent : exponent;
         }
         if (count <= 15 && exponent_ok && scale >= -22 && scale <= 22) {
@@ -788,6 +788,7 @@ static PyObject *list_folder(int folder, const Plan *plan, int depth, int *opene
             if (errno != 0) { /* the listing failed part way: the ordinary listing says why */
                 rewinddir(dir);
                 closedir(dir);
+                close_opened(found); /* the sub-folders it opened so far */
                 Py_DECREF(found);
                 Py_RETURN_NONE;
             }
