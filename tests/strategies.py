@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import datetime
+import json
 from typing import Any
 
 from hypothesis import strategies as st
@@ -596,3 +597,23 @@ VERSIONS: dict[str, dict[str, st.SearchStrategy[dict[str, Any]]]] = {
 DOCUMENTS: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     kind: list(versions.values())[-1] for kind, versions in VERSIONS.items() if kind != "agentcompass-progress-events"
 }
+
+
+def json_texts(max_leaves: int, text_size: int, container_size: int) -> st.SearchStrategy[bytes]:
+    """JSON texts as writers produce them (indented or not, ASCII-escaped or not), with the characters and numbers
+    that need care: NaN and infinities, integers beyond 2**53, lone surrogates in strings."""
+    values = st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers(-(2**60), 2**60)
+        | st.floats(allow_nan=True, allow_infinity=True)
+        | st.text(max_size=text_size),
+        lambda children: (
+            st.lists(children, max_size=text_size // 2 - 1)
+            | st.dictionaries(st.text(max_size=text_size // 2 - 1), children, max_size=text_size // 2 - 1)
+        ),
+        max_leaves=max_leaves,
+    )
+    return st.tuples(values, st.sampled_from([None, 2]), st.booleans()).map(
+        lambda t: json.dumps(t[0], indent=t[1], ensure_ascii=t[2]).encode("utf-8", "surrogatepass")
+    )

@@ -38,6 +38,7 @@ from agentbeats_spec.reading._folders import Plan
 from agentbeats_spec.walk._fs import _type_of
 
 from ..conftest import FIXTURES, ROOT
+from ..strategies import json_texts
 
 native = pytest.mark.skipif(_nativejson.folder_reader is None, reason="no native folder call (not built, or not POSIX)")
 if _nativejson.folder_reader is not None:
@@ -262,18 +263,7 @@ def test_a_descriptor_that_is_no_folder_gives_none(tmp_path: Path) -> None:
 
 # ---- random folders ----
 
-json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**60), 2**60)
-    | st.floats(allow_nan=True, allow_infinity=True)
-    | st.text(max_size=6),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=4), children, max_size=4),
-    max_leaves=12,
-)
-dumped = st.tuples(json_values, st.sampled_from([None, 2]), st.booleans()).map(
-    lambda t: json.dumps(t[0], indent=t[1], ensure_ascii=t[2]).encode("utf-8", "surrogatepass")
-)
+dumped = json_texts(max_leaves=12, text_size=6, container_size=4)
 
 
 @st.composite

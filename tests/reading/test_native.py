@@ -29,6 +29,7 @@ from agentbeats_spec.checking._sources import examine_source
 from agentbeats_spec.reading import _json, _nativejson
 
 from ..conftest import FIXTURES, ROOT
+from ..strategies import json_texts
 
 pytestmark = pytest.mark.skipif(not _nativejson.available, reason="the native reader is not built")
 
@@ -187,18 +188,7 @@ def test_line_columns_count_lines_and_characters() -> None:
 
 
 # Documents as JSON writers produce them, and with the characters and numbers that need care.
-values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**60), 2**60)
-    | st.floats(allow_nan=True, allow_infinity=True)
-    | st.text(max_size=12),
-    lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=5), children, max_size=5),
-    max_leaves=25,
-)
-documents = st.tuples(values, st.sampled_from([None, 2]), st.booleans()).map(
-    lambda t: json.dumps(t[0], indent=t[1], ensure_ascii=t[2]).encode("utf-8", "surrogatepass")
-)
+documents = json_texts(max_leaves=25, text_size=12, container_size=5)
 SNIPPETS = [
     b'"a": 1, "a": 2, ', b"NaN", b"-Infinity", b"1e999", b"9007199254740993", b"\\ud800", b'"\\udc00"', b"\xef\xbb\xbf",
     b"\xff", b"\xed\xa0\x80", b"\x00", b"\t", b"\x1f", b"{", b"}", b"[", b"]", b",", b":", b'"', b"\\", b"0", b"-",

@@ -7,6 +7,7 @@ import json
 import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin
 
 from .._issues import Anchor, Finding
 from .._shipped_schemas import schema_directory
@@ -220,8 +221,6 @@ def _named(value: Any) -> list[tuple[str, Any]]:
 
 
 def _follow(reference: str, base: str) -> tuple[Any, str]:
-    from urllib.parse import urljoin  # only once a document holds an integral float
-
     uri, _, fragment = urljoin(base, reference).partition("#")
     return _resolve(uri, fragment), uri
 

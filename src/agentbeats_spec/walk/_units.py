@@ -221,8 +221,9 @@ def run_unit(unit: Unit, settings: Settings) -> Part:
     return collector.part()
 
 
-# Measured with benchmarks/run.py: on a tree smaller than this, --jobs 2 was slower than one process.
-WORKERS_GAIN_BYTES = 128 * 1024 * 1024
+# Measured with benchmarks/workers.py on a quiet 2-core machine (docs/performance.md): two workers against one
+# process gained 1.01x on 8 MB and on 28 MB of a writer's run, 1.35x on 72 MB; below this, they cost what they gain.
+WORKERS_GAIN_BYTES = 32 * 1024 * 1024
 # Sizing every unit lists the whole tree once more before any is checked: this many units, evenly spread, are sized
 # first, and a tree they put below the threshold is checked here without listing the rest (near the threshold,
 # workers and one process cost about the same, so an estimate a little off costs little).
