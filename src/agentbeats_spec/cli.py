@@ -10,6 +10,7 @@ import argparse
 import contextlib
 import errno
 import functools
+import gc
 import importlib.util
 import io
 import json
@@ -435,6 +436,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(stream, io.TextIOWrapper):  # never fail on a character the terminal cannot show
             stream.reconfigure(errors="backslashreplace")
     arguments = _parser().parse_args(argv)
+    # What start-up made (modules, the parser, the kind table) lives as long as the process: out of the cyclic
+    # collector's sight, the collections that the parsed documents of a big tree set off do not walk it each time.
+    gc.freeze()
     try:
         _configure(arguments)
         with (
@@ -478,6 +482,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+    finally:
+        gc.unfreeze()  # main called again in the same process (tests, an embedding tool) frees what it leaves
 
 
 class Stopped(KeyboardInterrupt):
