@@ -632,3 +632,21 @@ def test_one_call_opens_at_most_256_folders_and_leaves_the_rest_to_the_ordinary_
 @pytest.mark.parametrize("folder", [".", "/", "a", "a/b", "/a/b", "./a", "..", "../a"])
 def test_a_childs_name_is_spelled_as_pathlib_spells_it(folder: str) -> None:
     assert _folders.child(str(Path(folder)), "task.json") == str(Path(folder) / "task.json")
+
+
+@native
+def test_a_native_call_out_of_memory_leaves_the_folder_to_the_ordinary_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file too large for the machine's memory is the ordinary read's to report (io.out-of-memory on that file),
+    never an internal error of the whole run."""
+    from agentbeats_spec.layouts import check_paths
+
+    tree = FIXTURES / "valid" / "agentcompass-run"
+    expected = check_paths([tree], jobs=1)
+
+    def out_of_memory(*arguments: Any) -> Any:
+        raise MemoryError
+
+    monkeypatch.setattr(_folders, "folder_reader", out_of_memory)
+    assert check_paths([tree], jobs=1) == expected

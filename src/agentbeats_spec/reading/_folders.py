@@ -61,7 +61,10 @@ def read_folder(folder: str, plan: Plan) -> list[Listed] | None:
     if not isinstance(descriptor, int):
         return None
     limits = current().limits
-    found = folder_reader(descriptor, plan, limits.max_file_size, limits.max_depth)
+    try:
+        found = folder_reader(descriptor, plan, limits.max_file_size, limits.max_depth)
+    except MemoryError:  # a file too large for this machine: the ordinary read reports it (io.out-of-memory)
+        return None
     if found is None:
         return None
     _adopt(folder, found)  # first, and nothing else: no descriptor is lost to an error in what follows
