@@ -11,7 +11,18 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <float.h>
 #include <math.h>
+#if defined(_MSC_VER)
+#include <intrin.h>
+#endif
+
+/* Clinger's fast path rounds once only where doubles are computed as doubles (not in x87 extended precision). */
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+#define FAST_PATH_EXACT 1
+#else
+#define FAST_PATH_EXACT 0
+#endif
 #include <stdint.h>
 #include <string.h>
 
@@ -71,6 +82,17 @@ static PyObject *key_cache[KEY_CACHE_SIZE];
 
 #define ONES UINT64_C(0x0101010101010101)
 #define HIGHS UINT64_C(0x8080808080808080)
+
+/* The index of the lowest set bit of a non-zero word. */
+static inline unsigned lowest_set_bit(uint64_t word) {
+#if defined(_MSC_VER)
+    unsigned long index;
+    _BitScanForward64(&index, word);
+    return (unsigned)index;
+#else
+    return (unsigned)__builtin_ctzll(word);
+#endif
+}
 
 static inline int is_ws(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
@@ -178,7 +200,7 @@ static PyObject *read_string(Reader *r, int is_key) {
             if (ascii) stop |= v;
             stop &= HIGHS;
             if (stop) { /* the lowest flagged byte is a true one (a borrow only flags bytes above it) */
-                p += __builtin_ctzll(stop) >> 3;
+                p += lowest_set_bit(stop) >> 3;
                 break;
             }
             p += 8;
@@ -396,7 +418,7 @@ static PyObject *read_number(Reader *r) {
             if (d < p) exponent_ok = 0; /* more than four digits: far outside the fast path (and an int) */
             scale += negative ? -exponent : exponent;
         }
-        if (count <= 15 && exponent_ok && scale >= -22 && scale <= 22) {
+        if (FAST_PATH_EXACT && count <= 15 && exponent_ok && scale >= -22 && scale <= 22) {
             double value = (double)mantissa;
             value = scale < 0 ? value / powers[-scale] : value * powers[scale];
             if (*begin == '-') value = -value;
