@@ -232,8 +232,19 @@ def test_a_file_named_just_the_suffix_is_wanted(tmp_path: Path) -> None:
     assert reads[".json"] is not None
 
 
-def open_descriptors() -> int:
-    return len(os.listdir("/proc/self/fd"))
+def open_descriptors(inside: Path) -> list[str]:
+    """What this process holds open at or below ``inside``: only this test's descriptors, whatever threads other
+    tests left behind open and close meanwhile."""
+    real = os.path.realpath(inside)
+    held = []
+    for number in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{number}")
+        except OSError:
+            continue  # closed since it was listed (the listing's own descriptor, say)
+        if target == real or target.startswith(real + os.sep):
+            held.append(target)
+    return sorted(held)
 
 
 @native
@@ -242,10 +253,11 @@ def test_no_descriptor_is_left_behind(hostile: Path) -> None:
     descriptor = os.open(hostile, os.O_RDONLY | os.O_DIRECTORY)
     try:
         _native.read_folder(descriptor, (NAMES, ".json", ()), MAX_SIZE, MAX_DEPTH)  # anything made once, made
-        before = open_descriptors()
+        before = open_descriptors(hostile)
+        assert before == [os.path.realpath(hostile)]  # the caller's own
         for _ in range(200):
             assert _native.read_folder(descriptor, (NAMES, ".json", ()), MAX_SIZE, MAX_DEPTH) is not None
-        assert open_descriptors() == before
+        assert open_descriptors(hostile) == before
     finally:
         os.close(descriptor)
 
@@ -600,17 +612,18 @@ def test_a_plan_lists_and_reads_the_folders_it_names_and_no_other(task: Path) ->
 def test_the_folders_a_plan_opens_are_the_units_until_it_ends(task: Path) -> None:
     """The call's descriptors of the planned sub-folders are kept by the unit's confinement (its later ordinary
     reads there are made in the folder the call listed) and closed when the unit ends; none is left behind."""
-    before = open_descriptors()
+    assert open_descriptors(task) == []
     for _ in range(50):
         with confined(task, os.path.realpath(task)):
             assert _folders.read_folder(str(task), TASK) is not None
-            during = open_descriptors()
+            during = open_descriptors(task)
             attempt = listing(str(task / "attempt-1"))  # the one the call opened, not a new one
             assert isinstance(attempt, int)
             assert os.fstat(attempt).st_ino == os.stat(task / "attempt-1").st_ino
-            assert open_descriptors() == during
-        assert open_descriptors() == before
-    assert during == before + 4  # the task folder, attempt-1, attempt-2 and retries
+            assert open_descriptors(task) == during
+        assert open_descriptors(task) == []
+    real = os.path.realpath(task)
+    assert during == sorted([real, f"{real}/attempt-1", f"{real}/attempt-1/retries", f"{real}/attempt-2"])
 
 
 @native
@@ -619,14 +632,13 @@ def test_one_call_opens_at_most_256_folders_and_leaves_the_rest_to_the_ordinary_
     folder = tmp_path / "task"
     for number in range(1, 301):
         (folder / f"attempt-{number}").mkdir(parents=True)
-    before = open_descriptors()
     with confined(folder, os.path.realpath(folder)):
         found = _folders.read_folder(str(folder), TASK)
         assert found is not None
         assert sum(isinstance(read, list) for _, _, read in found) == 256
         assert sum(read is None for _, _, read in found) == 44
-        assert open_descriptors() == before + 257
-    assert open_descriptors() == before
+        assert len(open_descriptors(folder)) == 257  # the task folder and 256 attempt folders
+    assert open_descriptors(folder) == []
 
 
 @pytest.mark.parametrize("folder", [".", "/", "a", "a/b", "/a/b", "./a", "..", "../a"])
