@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Collection, Iterable, Iterator
 from typing import Any, TypeGuard
 
@@ -52,15 +51,15 @@ ONCE_PER_DOCUMENT = frozenset({"rule.timestamp-offset", "rule.empty-object-list"
 def once_per_document(findings: Iterable[Finding]) -> Iterator[Finding]:
     """The findings, with those of ONCE_PER_DOCUMENT codes reduced to the first of each code, counted."""
     kept: list[Finding] = []
-    counts: Counter[str] = Counter()
+    counts: dict[str, int] = {}  # a dict, not a Counter: made for every document, and most have no finding
     for finding in findings:
         if finding.code in ONCE_PER_DOCUMENT:
-            counts[finding.code] += 1
+            counts[finding.code] = counts.get(finding.code, 0) + 1
             if counts[finding.code] > 1:
                 continue
         kept.append(finding)
     for finding in kept:
-        count = counts[finding.code]
+        count = counts.get(finding.code, 0)
         if count > 1:
             finding = attrs.evolve(finding, message=f"{finding.message} ({count} places in this document; the first)")
         yield finding
