@@ -9,7 +9,6 @@ import subprocess
 import sys
 import time
 import types
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -125,19 +124,6 @@ def test_the_default_cache_folder_is_the_users_and_never_inside_the_tree(
     assert _cache.default_folder() == run / "xdg" / "agentbeats-spec"
     assert main(["validate", "--format", "json", str(run)]) == 0
     assert not (run / "xdg").exists()  # inside the checked tree: the run went without a cache
-
-
-@pytest.fixture
-def submitted(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    calls: list[Any] = []
-    real = ProcessPoolExecutor.submit
-
-    def submit(self: ProcessPoolExecutor, *arguments: Any) -> Any:
-        calls.append(arguments)
-        return real(self, *arguments)
-
-    monkeypatch.setattr(ProcessPoolExecutor, "submit", submit)
-    return calls
 
 
 def test_a_small_run_starts_no_worker_process(run: Path, submitted: list[Any]) -> None:

@@ -4,7 +4,6 @@ to the workers are cut by the sample's mean size."""
 from __future__ import annotations
 
 import shutil
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -34,19 +33,6 @@ def sized(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
         return real(path)
 
     monkeypatch.setattr(_cache, "size_below", size_below)
-    return calls
-
-
-@pytest.fixture
-def submitted(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    calls: list[Any] = []
-    real = ProcessPoolExecutor.submit
-
-    def submit(self: ProcessPoolExecutor, *arguments: Any) -> Any:
-        calls.append(arguments)
-        return real(self, *arguments)
-
-    monkeypatch.setattr(ProcessPoolExecutor, "submit", submit)
     return calls
 
 

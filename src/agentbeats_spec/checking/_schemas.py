@@ -263,6 +263,12 @@ def check(
     fast = fast_validator(schema_id, strict_integers_needed(schema_id, integral_floats))
     if fast is not None and fast.is_valid(data):
         return
+    yield from reference_findings(schema_id, data, prefix)
+
+
+def reference_findings(schema_id: str, data: Any, prefix: tuple[str, ...] = ()) -> Iterator[Finding]:
+    """python-jsonschema's findings on ``data``, whatever jsonschema-rs would say: for a document it already
+    found invalid (:func:`valid_by_fast_engine`), or where it is not installed."""
     from jsonschema.exceptions import best_match
 
     seen: set[tuple[str, str]] = set()
@@ -277,7 +283,7 @@ def check(
 
 def valid_by_fast_engine(schema_id: str, data: Any, integral_floats: IntegralFloats = True) -> bool:
     """Whether jsonschema-rs, where it is installed, finds ``data`` valid (False: invalid, or no such engine;
-    then :func:`check` says what is wrong)."""
+    then :func:`reference_findings` says what is wrong)."""
     fast = fast_validator(schema_id, strict_integers_needed(schema_id, integral_floats))
     return fast is not None and bool(fast.is_valid(data))
 

@@ -696,6 +696,17 @@ fallback:
     Py_RETURN_NONE;
 }
 
+/* The next entry of a listing other than "." and "..": 1 (and *entry), 0 at its end, -1 when the listing failed. */
+static int next_entry(DIR *dir, struct dirent **entry) {
+    for (;;) {
+        errno = 0;
+        *entry = readdir(dir);
+        if (*entry == NULL) return errno != 0 ? -1 : 0;
+        const char *name = (*entry)->d_name;
+        if (!(name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)))) return 1;
+    }
+}
+
 /* What read_folder reads in one folder, as the caller's ``plan`` tuple says: (names, suffix, folders), where
  * names is a frozenset of file names, suffix a str or None, and folders a tuple of (name, is_prefix, plan): the
  * sub-folders listed and read in the same call (by exact name, or by a prefix of the name). */
@@ -804,20 +815,17 @@ static PyObject *list_folder(int folder, const Plan *plan, int depth, int *opene
     PyObject *found = PyList_New(0);
     if (found == NULL) goto fail;
     for (;;) {
-        errno = 0;
-        struct dirent *entry = readdir(dir);
-        if (entry == NULL) {
-            if (errno != 0) { /* the listing failed part way: the ordinary listing says why */
-                rewinddir(dir);
-                closedir(dir);
-                close_opened(found); /* the sub-folders it opened so far */
-                Py_DECREF(found);
-                Py_RETURN_NONE;
-            }
-            break;
+        struct dirent *entry;
+        int listed_one = next_entry(dir, &entry);
+        if (listed_one == 0) break;
+        if (listed_one < 0) { /* the listing failed part way: the ordinary listing says why */
+            rewinddir(dir);
+            closedir(dir);
+            close_opened(found); /* the sub-folders it opened so far */
+            Py_DECREF(found);
+            Py_RETURN_NONE;
         }
         const char *name = entry->d_name;
-        if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
         unsigned char d_type = entry->d_type;
         if (d_type == DT_UNKNOWN) {
             struct stat st;
@@ -954,18 +962,15 @@ static PyObject *sorted_entries(int folder, struct stat **infos) {
         return NULL;
     }
     for (;;) {
-        errno = 0;
-        struct dirent *entry = readdir(dir);
-        if (entry == NULL) {
-            if (errno != 0) {
-                closedir(dir);
-                Py_DECREF(found);
-                Py_RETURN_NONE;
-            }
-            break;
+        struct dirent *entry;
+        int listed_one = next_entry(dir, &entry);
+        if (listed_one == 0) break;
+        if (listed_one < 0) {
+            closedir(dir);
+            Py_DECREF(found);
+            Py_RETURN_NONE;
         }
         const char *name = entry->d_name;
-        if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
         size_t length = strlen(name);
         PyObject *item = Py_BuildValue("(Ny#)", PyUnicode_DecodeFSDefaultAndSize(name, (Py_ssize_t)length), name,
                                        (Py_ssize_t)length);
@@ -1014,8 +1019,11 @@ static PyObject *native_survey(PyObject *module, PyObject *args) {
     struct stat info;
     int top_fd = -1;
     if (lstat(top, &info) != 0 || !S_ISDIR(info.st_mode)) goto none; /* a file: no survey (the caller's neither) */
-    top_fd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (top_fd < 0) goto none;
+    /* never through a link swapped in since the lstat: what is opened must be the folder lstat saw */
+    top_fd = open(top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat opened;
+    if (top_fd < 0 || fstat(top_fd, &opened) != 0 || opened.st_ino != info.st_ino || opened.st_dev != info.st_dev)
+        goto none;
     if (survey_line(&lines, "", 0, &info, &size, &newest) < 0) goto fail;
     pending = Py_BuildValue("[y]", ""); /* relative names (bytes, "" for the top) of folders to list, next last */
     if (pending == NULL) goto fail;

@@ -42,16 +42,16 @@ _LEADING_WHITESPACE = re.compile(rb"[ \t\n\r]*")
 _OBJECT, _ARRAY = ord("{"), ord("[")
 
 
-def read(raw: bytes, max_depth: int) -> tuple[Any, bytes, IntegralFloats] | None:
+def read(raw: bytes, max_depth: int) -> tuple[Any, bytes, int | AbstractSet[str | None]] | None:
     """(data, container offsets, where it holds integral floats such as 1.0) of a certainly clean document; None
-    when the exact reader must see it. Where: False for none, else the names of the members whose values they
-    are (None for an array item or the whole document)."""
+    when the exact reader must see it. Where: 0 for none, else the names of the members whose values they are
+    (None for an array item or the whole document); :func:`integral_floats` makes it ``IntegralFloats``."""
     if _native is None:
         return None
     data, flag, table, integral = _native.read(raw, max_depth)
     if flag or table is None:
         return None
-    return data, table, integral_floats(integral)
+    return data, table, integral
 
 
 def locate(raw: bytes, table: bytes, paths: Iterable[TokenPath]) -> dict[TokenPath, tuple[int | None, int]]:
