@@ -132,12 +132,13 @@ class Kept:
         """Keep the first ``limit`` of ``found`` and count the rest; ``stop``: stop looking after one more
         (a search whose cost grows with each finding, as schema validation's)."""
         taken = 0
-        counts: Counter[tuple[str, Severity]] = Counter()
+        counts: Counter[tuple[str, Severity]] | None = None  # made only past the limit: most files never get there
         for finding in found:
             if taken < self.limit:
                 self.findings.append(finding)
                 taken += 1
                 continue
+            counts = Counter() if counts is None else counts
             count(counts, finding)
             if stop:
                 counts[UNSEEN, "error"] += 0  # what follows was not looked at
