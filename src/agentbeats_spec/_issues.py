@@ -108,12 +108,13 @@ class Issue:
         }
 
     def heading(self) -> str:
-        """``file:line:column: severity code message``, escaped (a name that is not UTF-8, a control character):
-        the text report's line, which shows the pointer under it."""
+        """``file:line:column: severity code message``, escaped (a name that is not UTF-8, a control character;
+        a relative path that would start the line with ``::`` or ``-`` as ``./path``): the text report's line, which
+        shows the pointer under it."""
         where = self.file or "<document>"
         if self.line is not None:
             where = f"{where}:{self.line}:{self.column}"
-        return printable(f"{where}: {self.severity} {self.code} {self.message}", controls=True)
+        return printable(f"{where}: {self.severity} {self.code} {self.message}", controls=True, path=True)
 
     def __str__(self) -> str:
         at = f" (at {printable(self.pointer, controls=True)})" if self.pointer else ""
