@@ -792,8 +792,8 @@ def _write_outputs(report: Report, arguments: argparse.Namespace, status: int, n
         buffer = io.StringIO()
         _reporters.REPORTERS[output.format].write(report, buffer, options)
         written.append((output.path, buffer.getvalue().encode("utf-8", "backslashreplace")))
-    for path, content in written:
-        _atomic.write_atomic(path, content)
+    for path, content in written:  # a new report: never the mode of a file it replaces (one planted 06777)
+        _atomic.write_atomic(path, content, fresh=True)
 
 
 def _redact(arguments: argparse.Namespace) -> int:
