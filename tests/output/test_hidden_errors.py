@@ -254,23 +254,27 @@ def test_watch_reports_the_error_past_the_limit(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("source", SOURCES)
 def test_pure_and_native_paths_give_the_same_failing_report(tmp_path: Path, source: str) -> None:
+    """Every format, written by one run on each path: the same bytes, and exit 1; then watch as a command."""
     path = SOURCES[source](tmp_path)
-    outputs = []
+    written = []
     for pure in (False, True):
         env = {key: value for key, value in os.environ.items() if key != "AGENTBEATS_SPEC_PURE"}
         env["PYTHONPATH"] = str(ROOT / "src")
         if pure:
             env["AGENTBEATS_SPEC_PURE"] = "1"
-        command = [sys.executable, "-m", "agentbeats_spec", "validate", "--format", "json", "--no-cache", str(path)]
+        folder = tmp_path / ("pure" if pure else "native")
+        folder.mkdir()
+        outputs = [f"--output={format_}:{folder / format_}" for format_ in FORMATS]
+        command = [sys.executable, "-m", "agentbeats_spec", "validate", "--no-cache", *outputs, str(path)]
         done = subprocess.run(command, capture_output=True, env=env, timeout=300, check=False)
         assert done.returncode == 1, done.stderr
-        outputs.append(done.stdout)
-    assert outputs[0] == outputs[1]
-    assert json.loads(outputs[0])["valid"] is False
-    for command in ("watch",):  # watch as a command too: its exit code is validate's
-        done = subprocess.run(
-            [sys.executable, "-m", "agentbeats_spec", command, str(path if path.is_dir() else path.parent),
-             "--timeout", "1", "--poll"],
-            capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=300, check=False,
-        )  # fmt: skip
-        assert done.returncode == 1, done.stderr
+        written.append({format_: (folder / format_).read_bytes() for format_ in FORMATS})
+    assert written[0] == written[1]
+    assert json.loads(written[0]["json"])["valid"] is False
+    watched = path if path.is_dir() else path.parent
+    done = subprocess.run(
+        [sys.executable, "-m", "agentbeats_spec", "watch", str(watched), "--timeout", "1", "--poll"],
+        capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr  # watch ends with validate's exit code
+    assert f" error {TRUNCATED} ".encode() in done.stdout
