@@ -30,6 +30,8 @@ TIERS: dict[str, dict[str, str]] = {
         "output/test_signals.py": "commands in subprocesses stopped by signals: worker pools, a local Dask cluster",
         "watching/test_watch.py::test_the_command": "watch as a command, in a subprocess, until its --timeout",
         "output/test_ci_formats.py": "the pre-commit hooks and the README's CI steps, run as subprocesses",
+        "output/test_hidden_errors.py::test_pure_and_native_paths": "validate and watch in subprocesses, pure and "
+        "native",
         "output/test_action.py": "the GitHub Action's script run in subprocesses on a sample repository",
         "layouts/test_distributed.py": "a real Dask cluster of two worker processes",
         "layouts/test_isolation.py": "a tree of every hostile trigger, checked whole in every output format",

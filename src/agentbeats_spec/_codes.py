@@ -309,7 +309,12 @@ TABLE: tuple[Code, ...] = (
     Code("io.out-of-memory", "error",
         "Checking the file ran out of memory; it has no other verdict (lower --max-file-size or give more memory).",
     ),
-    Code("io.issues-truncated", "warning", "More issues than the per-file limit; the rest are counted, not shown."),
+    Code("io.issues-truncated", "warning",
+        "More issues than the per-file limit; the rest are counted by severity, not shown. It takes the highest "
+        "severity it counts (after configuration): an error past the limit still fails the check.",
+        also=("error", "info"),
+        when="error when it counts an error (or schema errors not looked at), info when it counts only info",
+    ),
     Code("security.secret", "error",
         "A credential in a file: a credential member's value, or a string shaped like a key or token.",
     ),

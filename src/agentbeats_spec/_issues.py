@@ -6,11 +6,35 @@ import enum
 import errno
 import os
 from collections.abc import Iterable, Sequence
+from typing import Any, cast
 
 import attrs
 
-from ._codes import Severity, check_code
+from ._codes import CODES, Severity, check_code
 from ._text import printable
+
+# What an ``io.issues-truncated`` line counts: (code, severity, count) of the findings past the limit, sorted.
+# UNSEEN stands for schema errors a search did not look at (it stops one error past the limit): their codes are
+# not known, and any of them may be an error.
+Hidden = tuple[tuple[str, Severity, int], ...]
+UNSEEN = "schema.*"
+_SEVERITIES = ("error", "warning", "info")
+
+
+def hidden_groups(value: Iterable[Any]) -> Hidden:
+    """The converter of ``Issue.hidden``: the groups as tuples, each checked (an entry of the verdict cache is read
+    back through it; a wrong shape raises TypeError or ValueError)."""
+    if not value:
+        return ()
+    groups = []
+    for group in value:
+        code, severity, count = group  # exactly three, or ValueError
+        if not isinstance(code, str) or (code != UNSEEN and code not in CODES) or severity not in _SEVERITIES:
+            raise ValueError(f"not a group of hidden issues: {group!r}")
+        if type(count) is not int or count < 0:
+            raise TypeError(f"not a count of hidden issues: {count!r}")
+        groups.append((code, cast(Severity, severity), count))
+    return tuple(groups)
 
 
 class Anchor(enum.Enum):
@@ -39,6 +63,8 @@ class Finding:
     column: int | None = None
     # A security.secret finding's (type, SHA-1 of the secret): what a .secrets.baseline names it by. Never shown.
     secret_id: tuple[str, str] | None = attrs.field(default=None, eq=False, repr=False)
+    # An io.issues-truncated finding's count of what it stands for (see Hidden).
+    hidden: Hidden = attrs.field(default=(), eq=False, repr=False)
 
 
 @attrs.frozen(order=False, kw_only=True)
@@ -61,6 +87,9 @@ class Issue:
     message: str
     # A security.secret issue's (type, SHA-1 of the secret), which scan --baseline matches; in no report.
     secret_id: tuple[str, str] | None = attrs.field(default=None, eq=False, repr=False)
+    # An io.issues-truncated issue's count of what it stands for (see Hidden): what a configuration judges again
+    # (checking._examine.reconfigured); its message says the same to people.
+    hidden: Hidden = attrs.field(default=(), converter=hidden_groups, eq=False, repr=False)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.file or "", self.line or 0, self.column or 0, self.pointer, self.code)
@@ -79,12 +108,13 @@ class Issue:
         }
 
     def heading(self) -> str:
-        """``file:line:column: severity code message``, escaped (a name that is not UTF-8, a control character):
-        the text report's line, which shows the pointer under it."""
+        """``file:line:column: severity code message``, escaped (a name that is not UTF-8, a control character;
+        a relative path that would start the line with ``::`` or ``-`` as ``./path``): the text report's line, which
+        shows the pointer under it."""
         where = self.file or "<document>"
         if self.line is not None:
             where = f"{where}:{self.line}:{self.column}"
-        return printable(f"{where}: {self.severity} {self.code} {self.message}", controls=True)
+        return printable(f"{where}: {self.severity} {self.code} {self.message}", controls=True, path=True)
 
     def __str__(self) -> str:
         at = f" (at {printable(self.pointer, controls=True)})" if self.pointer else ""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -444,9 +445,15 @@ def junit(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
 
 
 def _xml_text(text: str) -> str:
-    """Text as XML 1.0 may hold it: controls and names that are not UTF-8 escaped (XML has no form for them)."""
-    shown = printable(text.replace("\n", "\x00"), controls=True).replace("\\x00", "\n")
+    """Text as XML 1.0 may hold it: every character it forbids (C0 controls but the newline, lone surrogates and
+    so names that are not UTF-8, U+FFFE, U+FFFF) escaped, as XML has no form for them, not even a reference."""
+    shown = "\n".join(printable(line, controls=True) for line in text.split("\n"))  # a NUL is not a newline
+    shown = _NOT_XML.sub(lambda found: f"\\u{ord(found.group()):04x}", shown)
     return shown.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+# What XML 1.0 forbids and printable leaves (it escapes the controls and surrogates): the two noncharacters.
+_NOT_XML = re.compile("[\ufffe\uffff]")
 
 
 def _xml_attribute(text: str) -> str:
@@ -478,12 +485,12 @@ def markdown(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
         first = sorted(report.issues, key=lambda issue: rank[issue.severity])[:MARKDOWN_ISSUES]
         more = len(report.issues) - len(first)
         out.write(f"\n#### The first {len(first)} issue(s)\n\n" if more else "\n#### Issues\n\n")
-        for issue in first:
-            where = _markdown(_place(issue))
+        for issue in first:  # what comes from the files (names, quoted values) in code spans: never a link
+            where = _markdown_code(_place(issue))
             link = _link(issue, options.link_base)
             place = f"[{where}]({link})" if link else where
-            pointer = f" (at `{_markdown_code(issue.pointer)}`)" if issue.pointer else ""
-            out.write(f"- **{issue.severity}** `{issue.code}` {place}: {_markdown(issue.message)}{pointer}\n")
+            pointer = f" (at {_markdown_code(issue.pointer)})" if issue.pointer else ""
+            out.write(f"- **{issue.severity}** `{issue.code}` {place}: {_markdown_code(issue.message)}{pointer}\n")
         if more:
             out.write(f"\n… and {more} more: see the annotations or the SARIF log.\n")
 
@@ -523,8 +530,19 @@ def _markdown(text: str) -> str:
 
 
 def _markdown_code(text: str) -> str:
-    """Text inside a code span: escaped, its backticks (which would end the span) replaced."""
-    return printable(text, controls=True).replace("`", "'")
+    """Text as a code span, shown as it is (escaped for the terminal's sake only): no markup, no HTML, no link, no
+    autolinked URL. The span is delimited by one backtick more than the longest run of backticks in the text, so
+    that nothing in it can end the span; a space pads a text that begins or ends with a backtick or a space
+    (CommonMark takes one space off each side)."""
+    shown = printable(text, controls=True)
+    longest = max((len(run) for run in _BACKTICKS.findall(shown)), default=0)
+    fence = "`" * (longest + 1)
+    if shown[:1] in ("`", " ") or shown[-1:] in ("`", " ") or not shown:
+        shown = f" {shown} "
+    return f"{fence}{shown}{fence}"
+
+
+_BACKTICKS = re.compile("`+")
 
 
 @attrs.frozen

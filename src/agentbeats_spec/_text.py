@@ -114,7 +114,12 @@ _UNPRINTABLE = re.compile(f"[{_HOSTILE_C0}{_HOSTILE_OTHERS}\ud800-\udfff]")
 _RAW_IN_JSON = re.compile(f"[{_HOSTILE_OTHERS}]")
 
 
-def printable(text: str, *, controls: bool = False) -> str:
+# What a line must not start with: ``::`` is a workflow command to a CI runner (GitHub Actions reads
+# ``::warning title=Approved::LGTM`` as an annotation of its own), ``-`` an option to a tool that reads the names.
+_LINE_COMMANDS = ("::", "-")
+
+
+def printable(text: str, *, controls: bool = False, path: bool = False) -> str:
     """The one escaping of every path and value an output shows.
 
     Every surrogate is written as an escape (a byte of a file name that is not UTF-8, which Python holds as a
@@ -122,8 +127,13 @@ def printable(text: str, *, controls: bool = False) -> str:
     With ``controls`` (text, GitHub output, messages on stderr), so is every hostile character: a control
     character as ``\\xHH``, a separator or bidirectional control as ``\\uHHHH``. JSON output takes the text
     without ``controls`` and passes its serialized form through :func:`json_text`.
+
+    ``path``: the text begins with a path, and may begin a line. A relative path that begins with ``::`` or ``-``
+    (a folder named ``::warning title=Approved::LGTM``, checked as ``.`` from the folder above it) is shown as
+    ``./`` and the path, the same file; any other path is shown as it is.
     """
-    return (_UNPRINTABLE if controls else _SURROGATES).sub(_escape, text)
+    shown = (_UNPRINTABLE if controls else _SURROGATES).sub(_escape, text)
+    return "./" + shown if path and shown.startswith(_LINE_COMMANDS) else shown
 
 
 def json_text(dumped: str) -> str:

@@ -34,6 +34,7 @@ from ._version import __version__
 from .checking._bundle import bundle
 from .checking._catalog import schema_folder
 from .checking._collect import CheckFailed, Report
+from .checking._examine import reconfigured
 from .checking._kinds import KINDS
 from .checking._kinds import get as get_kind
 from .checking._sources import examine_source
@@ -717,7 +718,7 @@ def _report(
 ) -> int:
     """Write the --output files, then print the report in the format asked for; the exit code says whether it
     fails the check (``status``: the run ended otherwise, for the reason in ``notes``)."""
-    report = arguments.configuration.filtered(report)
+    report = _configured(report, arguments.configuration)
     if status is None:
         report = _baselined(report, arguments)
     if status is None:
@@ -725,6 +726,16 @@ def _report(
     _write_outputs(report, arguments, status, notes)
     _reporters.REPORTERS[arguments.format].write(report, sys.stdout, _options(arguments, status, notes))
     return status
+
+
+def _configured(report: Report, configuration: _config.Config) -> Report:
+    """The report as the configuration leaves it, each ``io.issues-truncated`` line judged again on the codes it
+    counts (an error past --max-issues of a code the configuration keeps an error still fails the check)."""
+
+    def configure(issues: tuple[Issue, ...]) -> tuple[Issue, ...]:
+        return configuration.filtered(attrs.evolve(report, issues=issues)).issues if issues else ()
+
+    return attrs.evolve(report, issues=reconfigured(report.issues, configure))
 
 
 def _baselined(report: Report, arguments: argparse.Namespace) -> Report:
@@ -781,8 +792,8 @@ def _write_outputs(report: Report, arguments: argparse.Namespace, status: int, n
         buffer = io.StringIO()
         _reporters.REPORTERS[output.format].write(report, buffer, options)
         written.append((output.path, buffer.getvalue().encode("utf-8", "backslashreplace")))
-    for path, content in written:
-        _atomic.write_atomic(path, content)
+    for path, content in written:  # a new report: never the mode of a file it replaces (one planted 06777)
+        _atomic.write_atomic(path, content, fresh=True)
 
 
 def _redact(arguments: argparse.Namespace) -> int:

@@ -22,7 +22,7 @@ from agentbeats_spec._reporters import REPORTERS
 from agentbeats_spec.checking import _kinds
 from agentbeats_spec.cli import main
 
-from ..conftest import FIXTURES, VALID
+from ..conftest import FIXTURES, ROOT, VALID
 
 HOSTILE = [
     "esc\x1b[31mred\x1b[0m",
@@ -218,3 +218,59 @@ def test_github_data_and_properties_are_escaped_as_workflow_commands_require() -
     assert out.getvalue().split("\n")[0] == (
         "::error file=a%3Ab%2Cc%25d,line=2,col=3,title=json.syntax::100%25 sure: x, y"
     )
+
+
+# Folder names that would start a line of the text report when the tree is checked as "." from the folder above.
+LINE_STARTS = ["::warning title=Approved::LGTM", "-rf", "--format=json", "::error file=x::y"]
+
+
+def check_line_starts(out: str, *, github: bool = False, markdown: bool = False) -> None:
+    """No line starts with ``::`` (but the github format's own commands) nor with ``-`` (but markdown's items)."""
+    check_lines(out, github=github)
+    for line in out.split("\n"):
+        assert not line.startswith("-") or (markdown and line.startswith("- **")), line
+
+
+@pytest.fixture
+def line_start_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A tree whose folders begin with "::" and "-", as the working folder (checked as ".")."""
+    root = tmp_path / "tree"
+    for name in LINE_STARTS:
+        (root / name).mkdir(parents=True)
+        (root / name / "trajectory.json").write_text(hostile_document(), encoding="utf-8")
+        (root / name / "results.json").write_text('{"count": -1, "main_metric": "acc", "acc": 0.5}\n')
+    monkeypatch.chdir(root)
+    return root
+
+
+@pytest.mark.parametrize("format_", FORMATS)
+@pytest.mark.parametrize("command", ["validate", "scan"])
+def test_a_name_never_starts_a_line_as_a_workflow_command_or_an_option(
+    line_start_tree: Path, capsys: pytest.CaptureFixture[str], command: str, format_: str
+) -> None:
+    extra = ["--secrets", "--jobs", "1", "--no-cache"] if command == "validate" else []
+    assert main([command, "--format", format_, *extra, "."]) == 1
+    out, err = capsys.readouterr()
+    check_line_starts(out, github=format_ == "github", markdown=format_ == "markdown")
+    check_line_starts(err)
+    if format_ == "text":  # the same file, shown below the working folder
+        assert "./::warning title=Approved::LGTM/trajectory.json:" in out and "./-rf/trajectory.json:" in out
+
+
+def test_export_names_no_task_at_the_start_of_a_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("pyarrow")
+    for name in LINE_STARTS[:2]:
+        run = tmp_path / name
+        shutil.copytree(VALID / "agentcompass-run", run)
+        next(run.glob("details/error/*/attempt-1/result.json")).write_text('{"status": 1}\n', encoding="utf-8")
+    os.chdir(tmp_path)
+    try:
+        for name in LINE_STARTS[:2]:
+            arguments = ["export", "--table", "attempts", "--to", "csv", "-o", str(tmp_path / "out.csv")]
+            assert main([*arguments, "--skip-invalid", "--", name]) == 1
+            out, err = capsys.readouterr()
+            check_line_starts(out)
+            check_line_starts(err)
+            assert f"./{name}/details/error/" in err
+    finally:
+        os.chdir(ROOT)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -77,6 +78,32 @@ def test_junit_escapes_what_xml_cannot_hold(tmp_path: Path, capsys: pytest.Captu
     assert case.get("name") == str(tmp_path / 'a<b>&"\\x01.json')
 
 
+# Each character XML 1.0 forbids (and tab and CR, which a value would lose), and how the report writes it.
+FORBIDDEN_IN_XML = {"\ufffe": "\\ufffe", "\uffff": "\\uffff", "\x0b": "\\x0b", "\x1f": "\\x1f", "\t": "\\x09",
+                    "\r": "\\x0d", "\udcff": "\\xff", "\x00": "\\x00"}  # fmt: skip
+
+
+@pytest.mark.parametrize("character", FORBIDDEN_IN_XML)
+def test_junit_escapes_every_character_xml_forbids(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], character: str
+) -> None:
+    """XML 1.0 has no form for C0 controls but tab, LF and CR, lone surrogates, U+FFFE and U+FFFF (not even a
+    character reference): a name or a value holding one still makes a report that parses and follows the schema."""
+    name = "a" + (character if character != "\x00" else "") + "b.json"  # no file name holds NUL; a value may
+    path = tmp_path / name
+    escape = json.dumps(character)[1:-1] if character != "\udcff" else "\\udcff"
+    path.write_text(f'{{"schema_version": "ACTF_v1.0", "steps": "x{escape}"}}')
+    _, out = run(capsys, "validate", "--format", "junit", "--kind", "actf-trajectory", str(path))
+    JUNIT_SCHEMA.validate(out)
+    (case,) = ElementTree.fromstring(out)[0]
+    shown = FORBIDDEN_IN_XML[character]
+    if character != "\x00":
+        assert case.get("name") == str(tmp_path / "a") + shown + "b.json"
+    (failure,) = case
+    if character in "\ufffe\uffff":  # a value quoted in a message: repr leaves these two as they are
+        assert f"'x{shown}'" in (failure.get("message") or "") and f"'x{shown}'" in (failure.text or "")
+
+
 def test_markdown_counts_kinds_and_codes_and_lists_issues(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run(capsys, "validate", "--format", "markdown", str(INVALID))
     lines = out.splitlines()
@@ -86,7 +113,7 @@ def test_markdown_counts_kinds_and_codes_and_lists_issues(capsys: pytest.Capture
     assert f"| [`rule.misspelled-key`]({code_url('rule.misspelled-key')}) | error | 4 |" in lines
     listed = [line for line in lines if line.startswith("- **")]
     assert len(listed) == 44 and listed[0].startswith(
-        f"- **error** `schema.minimum` {INVALID / 'abb-case' / 'verify.case.json'}:5:15: expected a number \\>= 1"
+        f"- **error** `schema.minimum` `{INVALID / 'abb-case' / 'verify.case.json'}:5:15`: `expected a number >= 1"
     )
     assert listed[-1].startswith("- **info** ")  # errors first, info last
 
@@ -99,7 +126,7 @@ def test_markdown_links_issues_to_their_lines_under_the_base(
     _, out = run(capsys, "validate", "--format", "markdown", "--link-base", base + "/", "fixtures/invalid/abb-case")
     first = next(line for line in out.splitlines() if line.startswith("- **"))
     assert first.startswith(
-        "- **error** `schema.minimum` [fixtures/invalid/abb-case/verify.case.json:5:15]"
+        "- **error** `schema.minimum` [`fixtures/invalid/abb-case/verify.case.json:5:15`]"
         f"({base}/fixtures/invalid/abb-case/verify.case.json#L5): "
     )
 
@@ -118,11 +145,40 @@ def test_markdown_shows_the_first_issues_and_counts_the_rest(
     assert f"… and {total - MARKDOWN_ISSUES} more: see the annotations or the SARIF log." in out
 
 
-def test_markdown_escapes_markup_in_names_and_messages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_markdown_shows_names_and_values_as_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What comes from the files is shown in code spans: no markup, no HTML, no link, no autolinked URL."""
     path = tmp_path / "<img src=x>*[a](b)|.json"
     path.write_text('{"schema_version": "ACTF_v1.0", "steps": "x"}')
     _, out = run(capsys, "validate", "--format", "markdown", "--kind", "actf-trajectory", str(path))
-    escaped = str(tmp_path).replace("_", "\\_") + "/\\<img src=x\\>\\*\\[a\\]\\(b\\)\\|.json"
     assert out.splitlines()[-1] == (
-        f"- **error** `schema.type` {escaped}:1:42: expected an array, found the string 'x' (at `/steps`)"
+        f"- **error** `schema.type` `{path}:1:42`: `expected an array, found the string 'x'` (at `/steps`)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "span"),
+    [
+        ("https://evil.example/login", "`https://evil.example/login`"),
+        ("a`b", "``a`b``"),
+        ("``x```", "```` ``x``` ````"),
+        ("`", "`` ` ``"),
+        (" x ", "`  x  `"),
+    ],
+)
+def test_a_code_span_cannot_be_closed_by_its_value(value: str, span: str) -> None:
+    from agentbeats_spec._reporters import _markdown_code
+
+    assert _markdown_code(value) == span
+
+
+def test_urls_from_the_files_are_never_links(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "www.evil.example"
+    path.mkdir()
+    trajectory = path / "t.json"
+    trajectory.write_text('{"schema_version": "ACTF_v1.0", "steps": "see https://evil.example/`](x) now"}')
+    _, out = run(capsys, "validate", "--format", "markdown", "--kind", "actf-trajectory", str(trajectory))
+    line = out.splitlines()[-1]
+    assert line == (
+        f"- **error** `schema.type` `{trajectory}:1:42`: "
+        "``expected an array, found the string 'see https://evil.example/`](x) now'`` (at `/steps`)"
     )

@@ -209,3 +209,20 @@ def test_schema_bundle_is_ascii_json_on_a_console_that_is_not_utf_8(tmp_path: Pa
         )  # fmt: skip
         assert result.stdout.isascii()
         assert json.loads(result.stdout.decode("ascii")) == bundle(KINDS[kind].latest)
+
+
+def test_an_output_over_a_planted_file_gets_the_mode_of_a_new_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A set-user-ID, world-writable file planted where a report goes lends it nothing: 0o666 less the umask."""
+    import stat
+
+    from agentbeats_spec.writing._atomic import umask
+
+    planted = tmp_path / "report.sarif"
+    planted.write_text("planted\n")
+    planted.chmod(0o6777)
+    assert main(["validate", "--output", f"sarif:{planted}", str(FIXTURES / "valid" / "actf")]) == 0
+    capsys.readouterr()
+    assert json.loads(planted.read_text())["version"] == "2.1.0"
+    assert stat.S_IMODE(planted.stat().st_mode) == 0o666 & ~umask()

@@ -64,11 +64,13 @@ def test_issues_per_file_are_capped_with_a_count(tmp_path: Path) -> None:
     found = validate(path, limits=Limits(max_issues=10))
     assert [issue.code for issue in found].count("schema.type") == 10
     (truncated,) = [issue for issue in found if issue.code == "io.issues-truncated"]
-    # Schema validation stops looking one error past the limit: what lies beyond costs nothing, so it is not counted.
+    # Schema validation stops looking one error past the limit: what lies beyond costs nothing, so it is not counted;
+    # the one error it met is, and fails the check however many are shown.
     assert truncated.message == (
-        "more issues in this file are not shown: the check stops looking past the limit (see --max-issues)"
+        "at least 1 more issue(s) in this file are not shown: at least 1 error(s) (schema.type); "
+        "the check stops looking past the limit (see --max-issues)"
     )
-    assert truncated.severity == "warning"
+    assert truncated.severity == "error"
 
 
 def test_findings_of_the_rules_past_the_limit_are_counted(tmp_path: Path) -> None:
@@ -77,7 +79,10 @@ def test_findings_of_the_rules_past_the_limit_are_counted(tmp_path: Path) -> Non
     path.write_text(json.dumps({"schema_version": "ACTF_v1.0", "steps": steps}))
     found = validate(path, limits=Limits(max_issues=10))
     truncated = [issue.message for issue in found if issue.code == "io.issues-truncated"]
-    assert truncated == [f"{len(every(path)) - 10} more issue(s) in this file are not shown (see --max-issues)"]
+    hidden = len(every(path)) - 10
+    assert truncated == [
+        f"{hidden} more issue(s) in this file are not shown: {hidden} error(s) (rule.step-order) (see --max-issues)"
+    ]
 
 
 def every(path: Path) -> list[str]:

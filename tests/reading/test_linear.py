@@ -119,7 +119,10 @@ def test_json_lines_past_the_limit_are_judged_and_counted_not_kept(
     # Only the lines before the limit are reported (their errors built); the others are judged by a verdict.
     assert counts["schema errors"] == 10
     (truncated,) = [i.message for i in validate(path, limits=Limits(max_issues=10)) if i.code == "io.issues-truncated"]
-    expected = "at least 490 more issue(s) in this file are not shown: the check stops looking past the limit"
+    expected = (
+        "at least 490 more issue(s) in this file are not shown: at least 490 error(s) (schema errors not looked for); "
+        "the check stops looking past the limit"
+    )
     assert truncated == f"{expected} (see --max-issues)"
 
 
@@ -154,8 +157,10 @@ def test_the_readers_findings_past_the_limit_are_counted_not_kept(tmp_path: Path
 
     with applied(Settings(Limits(max_issues=10))):
         document = _documents.read(path.read_bytes(), "json")
-    assert (len(document.findings), document.unkept, document.unkept_errors) == (10, 4_990, {"json.non-finite"})
+    assert (len(document.findings), document.unkept) == (10, (("json.non-finite", "error", 4_990),))
     found = validate(path, limits=Limits(max_issues=10))
     assert Counter(issue.code for issue in found) == {"json.non-finite": 10, "io.issues-truncated": 1}
     (truncated,) = [issue.message for issue in found if issue.code == "io.issues-truncated"]
-    assert truncated == "4990 more issue(s) in this file are not shown (see --max-issues)"
+    assert truncated == (
+        "4990 more issue(s) in this file are not shown: 4990 error(s) (json.non-finite) (see --max-issues)"
+    )

@@ -682,3 +682,24 @@ def test_where_folders_cannot_be_held_open_the_same_files_are_written_and_links_
     migrated = _v2_run(tmp_path / "v2")
     assert len(migrate_run(migrated, in_place=True).converted) == 1
     sentinel()
+
+
+def test_a_write_keeps_no_special_bit_and_no_mode_of_a_file_someone_else_owns(tmp_path: Path) -> None:
+    """An own file keeps its read, write and execute bits, never set-user-ID, set-group-ID nor sticky; a file
+    another user owns (planted in a folder both may write) lends its mode to nothing."""
+    own = tmp_path / "own.json"
+    own.write_text("old\n")
+    own.chmod(0o6755)
+    with _atomic.Folder.root(tmp_path) as root:
+        root.write("own.json", b"new\n")
+    assert stat.S_IMODE(own.stat().st_mode) == 0o755
+    if os.geteuid() != 0:
+        pytest.skip("making a file another user owns takes root")
+    planted = tmp_path / "planted.json"
+    planted.write_text("old\n")
+    os.chown(planted, 65534, 65534)
+    planted.chmod(0o6777)
+    with _atomic.Folder.root(tmp_path) as root:
+        root.write("planted.json", b"new\n")
+    assert stat.S_IMODE(planted.stat().st_mode) == 0o666 & ~_atomic.umask()
+    assert planted.stat().st_uid == os.geteuid()

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
 
-from .._issues import Finding, Issue, fails
+from .._codes import CODES, Severity
+from .._issues import UNSEEN, Finding, Hidden, Issue, fails
 from .._settings import current
 from .._text import quote
 from ..reading import _messages
@@ -20,16 +22,57 @@ from . import _kinds, _schemas
 class Overflow:
     """What a file's check found past the issue limit, counted and never kept (nor placed).
 
-    ``count`` findings were met and dropped, ``error`` says whether one of them was an error; ``more`` says that a
-    search stopped at the limit (schema validation), so that there may be more than ``count``.
+    ``groups`` counts the findings met and dropped by (code, severity): a code's severity may be changed by a
+    configuration, so the verdict on what is hidden is made again once it is known (:func:`reconfigured`). A group
+    of code ``UNSEEN`` says that a search stopped at the limit (schema validation): there may be more, of codes not
+    known, and any of them may be an error.
     """
 
-    count: int = 0
-    error: bool = False
-    more: bool = False
+    groups: Hidden = ()
+
+    @classmethod
+    def of(cls, counts: Mapping[tuple[str, Severity], int]) -> Overflow:
+        return cls(tuple(sorted((code, severity, count) for (code, severity), count in counts.items())))
+
+    @property
+    def count(self) -> int:
+        return sum(count for _, _, count in self.groups)
+
+    @property
+    def more(self) -> bool:
+        """Whether a search stopped looking: there may be more than ``count``."""
+        return any(code == UNSEEN for code, _, _ in self.groups)
+
+    @property
+    def severity(self) -> Severity:
+        """The highest severity counted (schema errors not looked at are counted as errors: any may be one)."""
+        if any(severity == "error" for _, severity, _ in self.groups):
+            return "error"
+        return "warning" if any(severity == "warning" for _, severity, _ in self.groups) else "info"
+
+    @property
+    def error(self) -> bool:
+        return any(severity == "error" for _, severity, _ in self.groups)
 
     def __add__(self, other: Overflow) -> Overflow:
-        return Overflow(self.count + other.count, self.error or other.error, self.more or other.more)
+        if not other.groups:
+            return self
+        if not self.groups:
+            return other
+        counts: Counter[tuple[str, Severity]] = Counter()
+        for groups in (self.groups, other.groups):
+            for code, severity, count in groups:
+                counts[code, severity] += count
+        return Overflow.of(counts)
+
+
+def count(counts: Counter[tuple[str, Severity]], finding: Finding | Issue) -> None:
+    """Count one finding dropped past the limit: a truncation line counts what it stands for."""
+    if finding.hidden:
+        for code, severity, number in finding.hidden:
+            counts[code, severity] += number
+    else:
+        counts[finding.code, finding.severity] += 1
 
 
 NO_OVERFLOW = Overflow()
@@ -89,19 +132,19 @@ class Kept:
         """Keep the first ``limit`` of ``found`` and count the rest; ``stop``: stop looking after one more
         (a search whose cost grows with each finding, as schema validation's)."""
         taken = 0
-        count, error = 0, False
+        counts: Counter[tuple[str, Severity]] | None = None  # made only past the limit: most files never get there
         for finding in found:
             if taken < self.limit:
                 self.findings.append(finding)
                 taken += 1
                 continue
-            count += 1
-            error = error or finding.severity == "error"
+            counts = Counter() if counts is None else counts
+            count(counts, finding)
             if stop:
-                self.overflow += Overflow(count, error, more=True)
-                return
-        if count:
-            self.overflow += Overflow(count, error)
+                counts[UNSEEN, "error"] += 0  # what follows was not looked at
+                break
+        if counts:
+            self.overflow += Overflow.of(counts)
 
 
 def examine(document: Document, kind: _kinds.Kind | None, file: str | None, kept: Kept | None = None) -> Examined:
@@ -110,7 +153,7 @@ def examine(document: Document, kind: _kinds.Kind | None, file: str | None, kept
     if document.findings:
         kept.take(document.findings)
     if document.unkept:  # what the reader counted past the limit
-        kept.overflow += Overflow(document.unkept, error=bool(document.unkept_errors))
+        kept.overflow += Overflow(document.unkept)
     if document.readable:
         if kind is None:
             kind = _kinds.from_content(document.data)
@@ -156,8 +199,8 @@ def _check_data(data: Any, kind: _kinds.Kind | None, kept: Kept, integral_floats
     mark = len(kept.findings), kept.overflow
     try:
         if kept.limit == 0:  # nothing is kept: whether there is an error is all that counts
-            if _schemas.invalid(schema_id, data, integral_floats):
-                kept.overflow += Overflow(1, error=True, more=True)
+            if _schemas.invalid(schema_id, data, integral_floats):  # an error, of a code not looked for
+                kept.overflow += Overflow(((UNSEEN, "error", 1),))
             else:
                 kept.take(_written(schema_id, data, kind, set(), integral_floats))
         elif _schemas.valid_by_fast_engine(schema_id, data, integral_floats):  # most documents: no error to build
@@ -234,17 +277,22 @@ def issues_of(
         )
     issues.sort(key=Issue.sort_key)
     limit = current().limits.max_issues
-    hidden = max(0, len(issues) - limit) + overflow.count
-    if hidden:
+    counts: Counter[tuple[str, Severity]] = Counter()
+    for cut in issues[limit:]:
+        count(counts, cut)
+    overflow += Overflow.of(counts)
+    if overflow.groups:
         first = issues[0]
+        summary = truncation(overflow)
         issues = [
             *issues[:limit],
             Issue(  # about the file's list of issues, not a place in it: no line
                 file=first.file,
                 kind=first.kind,
-                severity="warning",
-                code="io.issues-truncated",
-                message=truncated(hidden, overflow.more),
+                severity=summary.severity,
+                code=summary.code,
+                message=summary.message,
+                hidden=summary.hidden,
             ),
         ]
     return issues
@@ -263,11 +311,83 @@ def places(document: Document, findings: list[Finding]) -> list[tuple[int | None
     ]
 
 
-def truncated(hidden: int, more: bool) -> str:
-    """The message of ``io.issues-truncated``: ``hidden`` issues not shown; ``more``: the search stopped there."""
+TRUNCATED = "io.issues-truncated"
+_WORDS = {"error": "error(s)", "warning": "warning(s)", "info": "info"}
+
+
+def truncation(overflow: Overflow) -> Finding:
+    """The ``io.issues-truncated`` finding that counts ``overflow``: at the highest severity it counts, so that the
+    verdict never depends on what is shown."""
+    return Finding("", TRUNCATED, truncated(overflow), overflow.severity, hidden=overflow.groups)
+
+
+def truncated(overflow: Overflow) -> str:
+    """The message of ``io.issues-truncated``: how many issues are not shown, of which severities and codes."""
+    parts = []
+    for severity in ("error", "warning", "info"):
+        groups = [(code, number) for code, shown, number in overflow.groups if shown == severity]
+        if not groups:
+            continue
+        unseen = [number for code, number in groups if code == UNSEEN]
+        names = [code for code, _ in groups if code != UNSEEN] + (
+            ["schema errors not looked for"] if any(unseen) else []
+        )
+        part = f"{'at least ' if unseen else ''}{sum(number for _, number in groups)} {_WORDS[severity]}"
+        parts.append(f"{part} ({', '.join(names)})" if names else part)
+    more = overflow.more
+    message = (
+        f"{'at least ' if more else ''}{overflow.count} more issue(s) in this file are not shown: {', '.join(parts)}"
+    )
     if more:  # schema validation stopped looking: how many more there are is not known
-        counted = f"at least {hidden} more issue(s)" if hidden > 1 else "more issues"
-        message = f"{counted} in this file are not shown: the check stops looking past the limit"
-    else:
-        message = f"{hidden} more issue(s) in this file are not shown"
+        message += "; the check stops looking past the limit"
     return f"{message} (see --max-issues)"
+
+
+def reconfigured(
+    issues: Sequence[Issue], configure: Callable[[tuple[Issue, ...]], tuple[Issue, ...]]
+) -> tuple[Issue, ...]:
+    """``issues`` as a configuration leaves them (``configure``: its filter, which may drop issues and change their
+    severity), in their order, each truncation line judged again on what it counts.
+
+    A truncation line counts codes at severities: each of them goes through the same filter (as an issue of that
+    code, severity and file), and the line takes the highest severity left, or goes where nothing is left. A line
+    that still counts an error is kept whatever the configuration says of ``io.issues-truncated`` itself (ignoring
+    the line would not make what it hides valid); any other goes through the filter as any issue does.
+    """
+    found: list[Issue] = []
+    pending: list[Issue] = []
+    for issue in issues:
+        if issue.code != TRUNCATED or not issue.hidden:
+            pending.append(issue)
+            continue
+        found.extend(configure(tuple(pending)))
+        pending = []
+        overflow = _reconfigured(issue, configure)
+        if not overflow.groups:
+            continue
+        line = truncation(overflow)
+        judged = attrs.evolve(issue, severity=line.severity, message=line.message, hidden=line.hidden)
+        found.extend([judged] if line.severity == "error" else configure((judged,)))
+    found.extend(configure(tuple(pending)))
+    return tuple(found)
+
+
+# The codes a schema search may give: what a configuration is asked about for the schema errors not looked at.
+_SEARCHED = (*(code for code in CODES if code.startswith("schema.")), "security.path-escape")
+
+
+def _reconfigured(cut: Issue, configure: Callable[[tuple[Issue, ...]], tuple[Issue, ...]]) -> Overflow:
+    counts: Counter[tuple[str, Severity]] = Counter()
+    for code, severity, number in cut.hidden:
+        probes = tuple(
+            Issue(file=cut.file, kind=cut.kind, severity=severity, code=each, message="")
+            for each in (_SEARCHED if code == UNSEEN else (code,))
+        )
+        left = [probe.severity for probe in configure(probes)]
+        if not left:
+            continue
+        if code == UNSEEN:  # not looked at: as severe as any code a search could have found
+            counts[code, "error" if "error" in left else "warning" if "warning" in left else "info"] += number
+        else:
+            counts[code, left[0]] += number
+    return Overflow.of(counts)

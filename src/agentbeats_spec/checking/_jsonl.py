@@ -7,16 +7,18 @@ A last line cut short (a writer killed mid-line) is a warning; any other broken 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 import attrs
 
+from .._codes import Severity
 from .._issues import Finding
 from .._settings import current
 from ..reading import _documents
 from ..reading._documents import Document
-from ._examine import Examined, Kept, Overflow, places, truncated, unread_file
+from ._examine import Examined, Kept, Overflow, count, places, truncation, unread_file
 from ._examine import examine as examine_one
 from ._kinds import Kind
 
@@ -83,8 +85,7 @@ def examine(raw: bytes, kind: Kind | None, file: str | None) -> Examined:
                 )
             ])  # fmt: skip
         if kept.full():  # past the limit: the line is still judged, its issues only counted
-            counted = examine_one(document, kind, file, Kept(0)).overflow
-            kept.overflow += Overflow(counted.count, counted.error, counted.more)
+            kept.overflow += examine_one(document, kind, file, Kept(0)).overflow
             continue
         kept.take(_record(document, kind, file, number))
     return Examined(Document(None, raw, "jsonl", ()), kind, tuple(kept.findings), file, kept.overflow)
@@ -111,10 +112,12 @@ def _record(document: Document, kind: Kind, file: str | None, number: int) -> li
         attrs.evolve(finding, line=number + line - 1, column=column) if line is not None else _on_line(finding, number)
         for (line, column), finding in located[:limit]
     ]
-    hidden = max(0, len(located) - limit) + examined.overflow.count
-    if hidden:
-        counted = Finding("", "io.issues-truncated", truncated(hidden, examined.overflow.more), "warning")
-        placed.append(_on_line(counted, number))
+    counts: Counter[tuple[str, Severity]] = Counter()
+    for _, cut in located[limit:]:
+        count(counts, cut)
+    overflow = examined.overflow + Overflow.of(counts)
+    if overflow.groups:
+        placed.append(_on_line(truncation(overflow), number))
     return sorted(placed, key=lambda f: (f.line or 0, f.column or 0, f.pointer, f.code))
 
 

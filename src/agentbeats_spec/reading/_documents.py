@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 import attrs
 
-from .._issues import Anchor, Finding
+from .._issues import Anchor, Finding, Hidden
 from .._settings import current
 from . import _json, _messages, _nativejson
 from ._nativejson import IntegralFloats
@@ -42,9 +42,8 @@ class Document:
     readable: bool = True
     # The native reader's container offsets (see _nativejson): positions without a second pass over the source.
     offsets: bytes | None = attrs.field(default=None, eq=False, repr=False)
-    # Findings of the reader past --max-issues: how many, and the codes of the errors among them (never kept).
-    unkept: int = 0
-    unkept_errors: frozenset[str] = frozenset()
+    # Findings of the reader past --max-issues, counted by code and severity (never kept).
+    unkept: Hidden = ()
     # Where the data may hold an integral float (1.0), as the native reader saw it (_nativejson.IntegralFloats;
     # True: cannot tell), so that schema validation may skip the check that tells 1.0 from 1 (checking._schemas).
     integral_floats: IntegralFloats = attrs.field(default=True, eq=False, repr=False)
@@ -136,16 +135,17 @@ def parse_text(text: str, syntax: Syntax, *, prior: Iterable[Finding] = ()) -> D
         data, findings = _json.parse(text, max_depth=limits.max_depth, limit=limits.max_issues)
     else:
         data, findings = _toml_reader().parse(text, limits.max_depth)
-    unkept, errors = 0, frozenset[str]()
+    unkept: Hidden = ()
     if isinstance(findings, _json.Capped):
-        unkept, errors = findings.unkept, frozenset(findings.unkept_errors)
+        unkept = tuple(sorted((code, severity, count) for (code, severity), count in findings.unkept.items()))
+    errors = {code for code, severity, _ in unkept if severity == "error"}
     findings = [*prior, *findings]
     fatal = (
         any(finding.severity == "error" and finding.code not in _RECOVERABLE for finding in findings)
         or (data is None and syntax == "toml")
         or bool(errors - _RECOVERABLE)
     )
-    return Document(data, text, syntax, tuple(findings), readable=not fatal, unkept=unkept, unkept_errors=errors)
+    return Document(data, text, syntax, tuple(findings), readable=not fatal, unkept=unkept)
 
 
 # Reading errors after which the data still means something worth validating.

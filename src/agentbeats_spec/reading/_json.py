@@ -11,9 +11,11 @@ import itertools
 import json
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from .._codes import Severity
 from .._issues import Anchor, Finding
 from .._settings import Limits
 from .._text import shorten
@@ -206,23 +208,20 @@ def _long_run(translated: bytes) -> bool:
 
 
 class Capped(list[Finding]):
-    """The findings of the reader, at most ``limit`` of them (None: all); the rest counted, with the codes of the
-    errors among them (a document that holds a million NaNs costs a count, not a million findings)."""
+    """The findings of the reader, at most ``limit`` of them (None: all); the rest counted by code and severity
+    (a document that holds a million NaNs costs a count, not a million findings)."""
 
     def __init__(self, limit: int | None = None) -> None:
         super().__init__()
         self.limit = limit
-        self.unkept = 0
-        self.unkept_errors: set[str] = set()
+        self.unkept: Counter[tuple[str, Severity]] = Counter()
 
     def collect(self, found: Iterable[Finding]) -> Capped:
         for finding in found:
             if self.limit is None or len(self) < self.limit:
                 self.append(finding)
             else:
-                self.unkept += 1
-                if finding.severity == "error":
-                    self.unkept_errors.add(finding.code)
+                self.unkept[finding.code, finding.severity] += 1
         return self
 
 

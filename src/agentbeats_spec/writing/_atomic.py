@@ -59,16 +59,19 @@ def serialize(data: Any, syntax: Syntax) -> bytes:
         return (json.dumps(data, ensure_ascii=True, indent=2, allow_nan=False) + "\n").encode("ascii")
 
 
-def write_atomic(path: str | os.PathLike[str], content: bytes | Callable[[BinaryIO], object]) -> None:
+def write_atomic(
+    path: str | os.PathLike[str], content: bytes | Callable[[BinaryIO], object], *, fresh: bool = False
+) -> None:
     """Write ``content`` to ``path`` so that readers see the old file or the new one, never a part.
 
     The folder of ``path`` is the caller's (opened as named); the file is written in it by :meth:`Folder.write`.
-    A failure of the system (permissions, a missing folder, a full disk, a read-only file system) raises
-    :class:`WriteError`, which names the target, never the temporary file.
+    ``fresh``: the file is a new product (a report of ``--output``), whatever it replaces: its mode is 0o666 less
+    the umask, never that of the file it replaces. A failure of the system (permissions, a missing folder, a full
+    disk, a read-only file system) raises :class:`WriteError`, which names the target, never the temporary file.
     """
     target = Path(path)
     with Folder.root(target.parent, target=target) as folder:
-        folder.write(target.name, content)
+        folder.write(target.name, content, fresh=fresh)
 
 
 def other_names(path: str | os.PathLike[str]) -> int:
@@ -234,16 +237,16 @@ class Folder:
 
     # -- files
 
-    def write(self, name: str, content: bytes | Callable[[BinaryIO], object]) -> None:
+    def write(self, name: str, content: bytes | Callable[[BinaryIO], object], *, fresh: bool = False) -> None:
         """Replace (or make) the file ``name`` atomically: a temporary file beside it, written, fsynced, given
-        the mode of the file it replaces, renamed over it; then the folder is fsynced. On any failure the
+        its mode (:meth:`_mode_for`), renamed over it; then the folder is fsynced. On any failure the
         temporary file is removed and the old file is as it was. A link of that name is replaced, never followed.
         ``content`` is the bytes, or a function that writes them into the stream it is given (a streamed export).
         """
         where, base = self._at(name)
         target = self.path / name
         try:
-            mode = self._mode_for(name)
+            mode = self._mode_for(name, fresh)
             descriptor, temporary = self._temporary(name)
         except OSError as error:
             raise WriteError.of(target, error) from None
@@ -283,14 +286,21 @@ class Folder:
                 continue
         raise FileExistsError(errno.EEXIST, "no free temporary name")  # pragma: no cover - 2**32 names each time
 
-    def _mode_for(self, name: str) -> int:
-        """Keep the permissions of the file being replaced; a new file gets the usual 0o666 less the umask."""
+    def _mode_for(self, name: str, fresh: bool = False) -> int:
+        """The permissions of the file being replaced, when it is the user's own regular file: its read, write and
+        execute bits, never set-user-ID, set-group-ID nor sticky. A new file, a ``fresh`` one (a report, whatever
+        it replaces) and one that replaces a file someone else planted get the usual 0o666 less the umask: a
+        planted 06777 file lends its mode to nothing written over it."""
+        if fresh:
+            return 0o666 & ~umask()
         try:
             found: os.stat_result | None = self.stat(name)
         except FileNotFoundError:
             found = None
-        if found is not None and stat.S_ISREG(found.st_mode):
-            return found.st_mode & 0o7777
+        getuid = getattr(os, "getuid", None)  # Windows has no owners to compare
+        owned = found is not None and (getuid is None or found.st_uid == getuid())
+        if found is not None and owned and stat.S_ISREG(found.st_mode):
+            return found.st_mode & 0o777
         return 0o666 & ~umask()
 
     def read(self, name: str, limit: int) -> bytes | None:
