@@ -1,6 +1,8 @@
 """The configuration of a project: ``[tool.agentbeats-spec]`` in ``pyproject.toml``, or ``.agentbeats-spec.toml``.
 
-Found upward from the working folder (the first folder that holds either; ``.agentbeats-spec.toml`` first), read
+Found upward from the working folder (the first folder that holds either; ``.agentbeats-spec.toml`` first), up to
+the repository's root or the home folder; used only when this user owns it and nobody else may write it or its
+folder (``reading._trusted``; docs/security.md, "Configuration, baselines and allow-lists"), read
 through the project's own TOML reader, and checked whole before anything is validated: an unknown key, a code or
 family that does not exist or a value of the wrong type is a usage error naming the file and the key. Globs are
 relative to the configuration's folder. What it says becomes run settings (``Limits``, strict) and a filter of
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, cast, get_args
 
@@ -21,7 +23,7 @@ from ._codes import CODES, Severity
 from ._issues import Issue, SpecError
 from ._settings import GIB, Limits
 from .checking._collect import Report
-from .reading._bounded import read_file
+from .reading._trusted import Untrusted, read_trusted, warn_on_stderr
 
 NAMES = (".agentbeats-spec.toml", "pyproject.toml")
 SECTION = ("tool", "agentbeats-spec")
@@ -32,9 +34,11 @@ LIMIT_KEYS = {
     "max-shown": "shown_length",
 }
 KEYS = {"exclude", "select", "ignore", "strict", "per-file-severity", *LIMIT_KEYS}
+# Set to anything, as --no-config: no configuration nor allow-list is looked for (a reviewer's shell, a CI job).
+NO_CONFIG = "AGENTBEATS_SPEC_NO_CONFIG"
 IGNORE = "ignore"  # a per-file-severity that drops the issue, as ruff's per-file-ignores do
-# A pyproject.toml that may hold the table: one that names it in a header (a dependency's name is not enough).
-_NAMES_THE_TABLE = re.compile(r"""^\s*\[+\s*tool\s*\.\s*["']?agentbeats-spec""", re.MULTILINE)
+# A header line that names the table; no part of it matches a line end (see names_the_table).
+_NAMES_THE_TABLE = re.compile(r"""^[ \t]*\[+[ \t]*tool[ \t]*\.[ \t]*["']?agentbeats-spec""", re.MULTILINE)
 FAMILIES = frozenset(code.partition(".")[0] for code in CODES)
 
 
@@ -107,24 +111,55 @@ class Config:
         return found
 
 
-def find(start: Path) -> Path | None:
+def find(start: Path, warn: Callable[[str], None] = warn_on_stderr) -> Path | None:
     """The configuration that applies in ``start``: the nearest ``.agentbeats-spec.toml``, or ``pyproject.toml``
-    with a ``[tool.agentbeats-spec]`` table, in ``start`` or a folder above it."""
+    with a ``[tool.agentbeats-spec]`` table, in ``start`` or a folder above it, up to the repository's root (a
+    folder holding ``.git``) or the home folder, never beyond.
+
+    The nearest one that another user owns or others may write (it or its folder) is not used: ``warn`` says why,
+    and the run goes on with no configuration rather than with one found farther up.
+    """
+    home = _home()
     for folder in (start, *start.parents):
         for name in NAMES:
             candidate = folder / name
             if not candidate.is_file():
                 continue
+            try:
+                text = _read_text(candidate)
+            except Untrusted as untrusted:
+                warn(untrusted.passed_over())
+                return None
             # A pyproject.toml that never names the tool is not parsed (a run of JSON files loads no TOML reader).
-            named = name != "pyproject.toml" or _NAMES_THE_TABLE.search(_read_text(candidate)) is not None
-            if not named or (name == "pyproject.toml" and _section(candidate) is None):
+            if name == "pyproject.toml" and (not names_the_table(text) or _section(candidate, text) is None):
                 continue
             return candidate
+        if folder == home or os.path.lexists(folder / ".git"):
+            return None
     return None
 
 
+def names_the_table(text: str) -> bool:
+    """Whether a pyproject.toml may hold the table: a line that opens a ``[tool.agentbeats-spec]`` header (a
+    dependency's name is not enough). Linear in the text whatever it holds: no part of the pattern matches a line
+    end, so an attempt starting at a line's start reads that line at most, and once (``^\\s*`` spanned every
+    blank line below each one: quadratic)."""
+    return _NAMES_THE_TABLE.search(text) is not None
+
+
+def _home() -> Path | None:
+    try:
+        return Path.home()
+    except (KeyError, RuntimeError):  # no HOME and no password entry: no home folder to stop at
+        return None
+
+
 def load(path: Path | None, *, search: bool = True) -> Config:
-    """The configuration at ``path``, or the one found from the working folder (``search``), or none."""
+    """The configuration at ``path``, or the one found from the working folder (``search``), or none.
+
+    A file named (``path``) that another user owns or others may write is refused (:class:`Untrusted`, exit 2):
+    the user asked for it, and it is neither used nor silently left out.
+    """
     if path is None:
         found = find(Path.cwd()) if search else None
         return Config() if found is None else read(found)
@@ -196,16 +231,17 @@ def read(path: Path) -> Config:
 def _read_text(path: Path) -> str:
     try:
         # found upward from the working folder, perhaps in a tree someone else wrote: never a FIFO or a device,
-        # never more than the size limit (a link the user's own folder holds is followed, as for a named path)
-        return read_file(path, follow=True).decode("utf-8")
+        # never more than the size limit, never one another user could have written (a link the user's own folder
+        # holds is followed, as for a named path)
+        return read_trusted(path, "configuration", follow=True).decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise SpecError(f"cannot read the configuration {path}: {error}") from None
 
 
-def _document(path: Path) -> dict[str, Any]:
+def _document(path: Path, text: str | None = None) -> dict[str, Any]:
     from .reading import _toml  # lazy: the TOML reader, which a run without a configuration file never loads
 
-    data, findings = _toml.parse(_read_text(path))
+    data, findings = _toml.parse(_read_text(path) if text is None else text)
     if findings or not isinstance(data, dict):
         problem = findings[0] if findings else None
         place = f":{problem.line}" if problem is not None and problem.line else ""
@@ -213,8 +249,8 @@ def _document(path: Path) -> dict[str, Any]:
     return data
 
 
-def _section(path: Path) -> dict[str, Any] | None:
-    table: Any = _document(path)
+def _section(path: Path, text: str | None = None) -> dict[str, Any] | None:
+    table: Any = _document(path, text)
     for key in SECTION:
         table = table.get(key) if isinstance(table, dict) else None
     if table is not None and not isinstance(table, dict):
