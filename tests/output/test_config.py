@@ -479,3 +479,17 @@ def test_the_pre_commit_hooks_pass_a_commit_whose_files_are_all_excluded(
     assert {hook["entry"] for hook in hooks} == {"agentbeats-spec validate --no-context --allow-empty"}
     (project / ".agentbeats-spec.toml").write_text('exclude = ["inv/abv3-results"]\n')
     assert main(["validate", "--no-context", "--allow-empty", "inv/abv3-results/results.json"]) == 0
+
+
+@pytest.mark.parametrize("function", ["scan", "redact"])
+def test_an_allow_list_named_to_the_api_that_others_may_write_is_refused(tmp_path: Path, function: str) -> None:
+    import agentbeats_spec
+    from agentbeats_spec import SpecError
+
+    allow = tmp_path / "agentbeats-secrets.allow"
+    allow.write_text("# reviewed\n")
+    allow.chmod(0o622)
+    with pytest.raises(SpecError, match=r"the allow-list .* may be written by others \(mode 0622\): refused"):
+        getattr(agentbeats_spec, function)({"token": "x"}, allow_list=allow)
+    allow.chmod(0o600)
+    getattr(agentbeats_spec, function)({"token": "x"}, allow_list=allow)
