@@ -252,7 +252,7 @@ def test_a_configuration_in_a_folder_others_may_write_is_not_used_sticky_or_not(
     (shared / "work").mkdir(parents=True)
     (shared / ".agentbeats-spec.toml").write_text('ignore = ["schema", "rule", "json", "jsonl", "legacy"]\n')
     monkeypatch.chdir(shared / "work")
-    for mode in (0o1777, 0o775):
+    for mode in (0o1777, 0o757):
         shared.chmod(mode)
         code, found = issues(capsys, "../../inv")
         assert code == 1 and len(found) == 44
@@ -282,7 +282,7 @@ def test_a_named_configuration_or_baseline_others_may_write_is_refused(
     main(["validate", "--format", "json", "--write-baseline", "known.json", "inv"])
     (project / "ci.toml").write_text('ignore = ["schema"]\n')
     named = project / ("ci.toml" if option == "--config" else "known.json")
-    named.chmod(0o664)
+    named.chmod(0o646)
     capsys.readouterr()
     log = project / "log.sarif"
     assert main(["validate", option, named.name, "--output", f"sarif:{log}", "inv"]) == 2
@@ -290,7 +290,7 @@ def test_a_named_configuration_or_baseline_others_may_write_is_refused(
     what = "configuration" if option == "--config" else "baseline"
     assert captured.out == "" and not log.exists()
     assert captured.err.startswith(
-        f"agentbeats-spec: error: the {what} {named.name} may be written by others (mode 0664): refused ("
+        f"agentbeats-spec: error: the {what} {named.name} may be written by others (mode 0646): refused ("
     )
     assert captured.err.count("\n") == 1
     named.chmod(0o644)
@@ -331,21 +331,43 @@ def test_a_detect_secrets_baseline_others_may_write_is_refused(
 
 
 def test_trust_is_one_check_for_owner_and_mode() -> None:
-    """reading._trusted.distrusted: this user or root, and no one else may write; the cache keeps to this user."""
-    from agentbeats_spec.reading._trusted import distrusted
+    """reading._trusted.distrusted: this user or root, and no one else may write (a group only when it is the
+    user's private group, as umask 002 systems make one per user); the cache keeps to this user alone."""
+    from agentbeats_spec.reading._trusted import _private_group, distrusted
 
     me = os.getuid()
     mode = stat.S_IFREG | 0o644
 
-    def info(uid: int, mode: int) -> os.stat_result:
-        return os.stat_result((mode, 0, 0, 1, uid, 0, 0, 0, 0, 0))
+    def info(uid: int, mode: int, gid: int = 4321) -> os.stat_result:
+        return os.stat_result((mode, 0, 0, 1, uid, gid, 0, 0, 0, 0))
 
     assert distrusted(info(me, mode)) is None and distrusted(info(0, mode)) is None
     assert distrusted(info(4321, mode)) == f"belongs to user 4321, not to this one ({me})"
     assert distrusted(info(me, stat.S_IFDIR | 0o1777)) == "may be written by others (mode 1777)"
-    assert distrusted(info(me, mode | 0o020)) == "may be written by others (mode 0664)"
+    assert distrusted(info(me, mode | 0o002, os.getgid())) == "may be written by others (mode 0646)"
+    assert distrusted(info(me, mode | 0o020)) == "may be written by others (mode 0664)"  # a group of others
+    private = distrusted(info(me, mode | 0o020, os.getgid()))
+    assert private is None if _private_group(os.getgid()) else private == "may be written by others (mode 0664)"
+    assert distrusted(info(me, mode | 0o020, os.getgid()), alone=True) == "may be written by others (mode 0664)"
     if me != 0:
-        assert distrusted(info(0, mode), root=False) == f"belongs to user 0, not to this one ({me})"
+        assert distrusted(info(0, mode), alone=True) == f"belongs to user 0, not to this one ({me})"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to give a file away")
+def test_a_configuration_its_group_may_write_is_used_only_when_the_group_is_the_users_own(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentbeats_spec.reading._trusted import _private_group
+
+    planted = project / ".agentbeats-spec.toml"
+    planted.write_text('exclude = ["**"]\n')
+    planted.chmod(0o664)
+    os.chown(planted, -1, 4321)  # a group of others
+    assert main(["validate", "--format", "json", "inv"]) == 1
+    warned(capsys, "configuration", planted, "may be written by others (mode 0664)")
+    os.chown(planted, -1, os.getgid())
+    if _private_group(os.getgid()):  # root's group, of its name, with no other member
+        assert main(["validate", "--format", "json", "inv"]) == 2  # used: every path named is excluded
 
 
 # ------------------------------------------------------------------ where the search ends

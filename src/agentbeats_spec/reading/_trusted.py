@@ -21,17 +21,34 @@ from .._text import printable
 from ._bounded import open_regular, read_sized
 
 
-def distrusted(info: os.stat_result, *, root: bool = True) -> str | None:
-    """Why a file or folder someone else could have written must not decide anything (None: only this user, or
-    root when ``root``, could). On a system without POSIX owners and modes (Windows) there is nothing to check."""
+def distrusted(info: os.stat_result, *, alone: bool = False) -> str | None:
+    """Why a file or folder someone else could have written must not decide anything; None when only this user
+    could (or root, or a group that is this user's own private group, unless ``alone``: the verdict cache is this
+    user's alone). On a system without POSIX owners and modes (Windows) there is nothing to check."""
     if not hasattr(os, "getuid"):
         return None
     user = os.getuid()
-    if info.st_uid != user and not (root and info.st_uid == 0):
+    if info.st_uid != user and (alone or info.st_uid != 0):
         return f"belongs to user {info.st_uid}, not to this one ({user})"
-    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+    if info.st_mode & stat.S_IWOTH or (info.st_mode & stat.S_IWGRP and (alone or not _private_group(info.st_gid))):
         return f"may be written by others (mode {stat.S_IMODE(info.st_mode):04o})"
     return None
+
+
+def _private_group(gid: int) -> bool:
+    """Whether a group is this user's own: their primary group, of their name, with no other member (the user
+    private groups of Fedora and Debian, whose umask 002 makes every file group-writable)."""
+    if gid != os.getgid():
+        return False
+    try:
+        import grp  # lazy, and POSIX only: a group-writable settings file is rare
+        import pwd
+
+        group = grp.getgrgid(gid)
+        name = pwd.getpwuid(os.getuid()).pw_name
+    except (ImportError, KeyError):
+        return False
+    return group.gr_name == name and set(group.gr_mem) <= {name}
 
 
 class Untrusted(SpecError):

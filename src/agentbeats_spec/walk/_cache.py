@@ -202,7 +202,7 @@ class VerdictCache:
         if not want(info.st_mode):
             self._refuse(what, path, "is not a " + ("folder" if want is stat.S_ISDIR else "regular file"))
             return False
-        why = distrusted(info, root=False)  # the check of every file that decides a verdict; the cache is this user's
+        why = distrusted(info, alone=True)  # the check of every file that decides a verdict; the cache is this user's
         if why is not None:
             self._refuse(what, path, why)
             return False
