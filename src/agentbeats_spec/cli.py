@@ -18,7 +18,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -435,6 +435,12 @@ def _configure(arguments: argparse.Namespace) -> None:
     arguments.known = _known.read(baseline) if baseline is not None else None
 
 
+def _excluded(arguments: argparse.Namespace) -> Callable[[str], bool] | None:
+    """What the configuration and --exclude leave out, for the settings of the run (None: nothing)."""
+    config: _config.Config | None = getattr(arguments, "configuration", None)
+    return config.excluded if config is not None and config.exclude else None
+
+
 def _discovering(arguments: argparse.Namespace) -> bool:
     """Whether settings are looked for from the working folder (the configuration, ./agentbeats-secrets.allow):
     not with --no-config, nor where AGENTBEATS_SPEC_NO_CONFIG is set to anything."""
@@ -456,7 +462,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         _configure(arguments)
         with (
             _stopping_on_signals(),
-            applied(current().with_limits(_limits(arguments) if hasattr(arguments, "max_depth") else None)),
+            applied(
+                current()
+                .with_limits(_limits(arguments) if hasattr(arguments, "max_depth") else None)
+                .with_excluded(_excluded(arguments))
+            ),
         ):
             status: int = arguments.handler(arguments)
         sys.stdout.flush()  # a full disk or a closed pipe shows here at the latest, while it can still be told
@@ -677,6 +687,7 @@ def _verdict_cache(arguments: argparse.Namespace, settings: Settings) -> Verdict
         "follow_symlinks": arguments.follow_symlinks,
         "secrets": sorted(settings.allow.fingerprints) if settings.allow is not None else None,
         "verify_artifacts": settings.verify_artifacts,
+        "exclude": [str(config.root), *config.exclude] if (config := arguments.configuration).exclude else None,
     }
     from .walk import _cache  # lazy: hashlib and tempfile, which --no-cache never needs (start-up time)
 

@@ -515,3 +515,14 @@ def test_an_allow_list_named_to_the_api_that_others_may_write_is_refused(tmp_pat
         getattr(agentbeats_spec, function)({"token": "x"}, allow_list=allow)
     allow.chmod(0o600)
     getattr(agentbeats_spec, function)({"token": "x"}, allow_list=allow)
+
+
+def test_excluded_files_are_not_counted_as_checked(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def checked(*argv: str) -> int:
+        main(["validate", "--format", "json", "--cache", str(project / "cache"), *argv])
+        return int(json.loads(capsys.readouterr().out)["checked"])
+
+    every = checked("inv")
+    assert checked("--exclude", "inv/abv3-repo", "inv") == every - 1
+    (project / ".agentbeats-spec.toml").write_text('exclude = ["*.json"]\n')  # the cached verdicts do not count
+    assert checked("inv") == 2  # agentbeats.toml and progress.jsonl
