@@ -11,6 +11,8 @@ the report (:meth:`Config.filtered`): ``exclude``, ``select``, ``ignore`` and ``
 
 from __future__ import annotations
 
+import fnmatch
+import functools
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -284,35 +286,59 @@ def _limit(value: object, error: Any) -> int:
 def _matches(pattern: str, path: str | os.PathLike[str], root: Path, *, below: bool) -> bool:
     """Whether a glob matches a path relative to ``root`` (as given when outside it): ``**`` spans folders, ``*``
     and ``?`` stay within one name; a glob without ``/`` matches a name at any depth, as in .gitignore; with
-    ``below``, a folder that matches covers everything in it."""
+    ``below``, a folder that matches covers everything in it.
+
+    Name by name, never one pattern over the whole path: however many ``*`` and ``**`` a glob holds (a hostile
+    configuration's), matching costs names times parts, each name matched as ``fnmatch`` does, without going back.
+    """
     absolute = Path(os.path.abspath(path))
     try:
         relative = absolute.relative_to(root).as_posix()
     except ValueError:
         relative = Path(path).as_posix()
-    expression = _glob(pattern.strip("/"), anywhere="/" not in pattern.strip("/"))
+    return _names_match(_parts(pattern, below), relative.split("/"))
+
+
+ANY_NAMES = None  # a part of a glob that matches any number of names, ``**``
+NO_NAME = re.compile(r"(?!)")  # past the glob's last part: matches no name
+
+
+@functools.lru_cache(maxsize=1024)
+def _parts(pattern: str, below: bool) -> tuple[re.Pattern[str] | None, ...]:
+    """A glob as one matcher per name (``ANY_NAMES`` for ``**``); a ``[`` is a character like any other."""
+    names = pattern.strip("/").split("/")
+    if len(names) == 1:
+        names.insert(0, "**")
+    elif names[-1] == "**":  # "runs/**" is what runs holds, at least one name more: not runs itself
+        names[-1:] = ["*", "**"]
     if below:
-        expression += "(?:/.*)?"
-    return re.fullmatch(expression, relative, re.DOTALL) is not None
-
-
-def _glob(pattern: str, *, anywhere: bool) -> str:
-    parts = []
-    index = 0
-    while index < len(pattern):
-        if pattern.startswith("**/", index):
-            parts.append("(?:.*/)?")
-            index += 3
-        elif pattern.startswith("**", index):
-            parts.append(".*")
-            index += 2
-        elif pattern[index] == "*":
-            parts.append("[^/]*")
-            index += 1
-        elif pattern[index] == "?":
-            parts.append("[^/]")
-            index += 1
+        names.append("**")
+    parts: list[re.Pattern[str] | None] = []
+    for name in names:
+        if name == "**":
+            if not parts or parts[-1] is not ANY_NAMES:
+                parts.append(ANY_NAMES)
         else:
-            parts.append(re.escape(pattern[index]))
-            index += 1
-    return ("(?:.*/)?" if anywhere else "") + "".join(parts)
+            parts.append(re.compile(fnmatch.translate(name.replace("[", "[[]"))))
+    return tuple(parts)
+
+
+def _names_match(parts: tuple[re.Pattern[str] | None, ...], names: list[str]) -> bool:
+    """Wildcard matching over names, ``ANY_NAMES`` the wildcard: on a mismatch, only the last ``**`` takes one
+    name more (the two-pointer method, linear in names times parts)."""
+    part = name = 0
+    wildcard, resume = -1, 0
+    while name < len(names):
+        matcher = parts[part] if part < len(parts) else NO_NAME
+        if matcher is ANY_NAMES:
+            wildcard, resume = part, name
+            part += 1
+        elif matcher.fullmatch(names[name]) is not None:
+            part += 1
+            name += 1
+        elif wildcard >= 0:
+            resume += 1
+            part, name = wildcard + 1, resume
+        else:
+            return False
+    return all(matcher is ANY_NAMES for matcher in parts[part:])

@@ -526,3 +526,56 @@ def test_excluded_files_are_not_counted_as_checked(project: Path, capsys: pytest
     assert checked("--exclude", "inv/abv3-repo", "inv") == every - 1
     (project / ".agentbeats-spec.toml").write_text('exclude = ["*.json"]\n')  # the cached verdicts do not count
     assert checked("inv") == 2  # agentbeats.toml and progress.jsonl
+
+
+# ------------------------------------------------------------------ globs cost names times parts
+
+
+def test_a_glob_of_many_wildcards_is_matched_without_going_back(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A regular expression made of these globs went back over every way to split the path (one of 12 ``**/`` on
+    a path 40 folders deep did not end in a minute); matched name by name, they cost names times parts."""
+    deep = project / "inv" / "/".join(["a"] * 40)
+    deep.mkdir(parents=True)
+    (deep / ("a" * 200 + ".actf.json")).write_text('{"schema_version": "ACTF_v1.0", "steps": 5}')  # an issue
+    globs = ["**/" * 12 + "x", "*a" * 30 + "b", "**a" * 30 + "b", "a/" + "**/" * 30 + "?" * 100]
+    (project / ".agentbeats-spec.toml").write_text(f"exclude = {json.dumps(globs)}\n")
+    code, found = issues(capsys, "inv")
+    assert code == 1 and len(found) == 45  # nothing excluded: the copy's issue is there too
+
+
+def _reference(pattern: str, relative: str, below: bool) -> bool:
+    """What the globs meant as one regular expression over the whole path (fine on short inputs)."""
+    import re
+
+    stripped, parts, index = pattern.strip("/"), [], 0
+    while index < len(stripped):
+        for token, expression in (("**/", "(?:.*/)?"), ("**", ".*"), ("*", "[^/]*"), ("?", "[^/]")):
+            if stripped.startswith(token, index):
+                parts.append(expression)
+                index += len(token)
+                break
+        else:
+            parts.append(re.escape(stripped[index]))
+            index += 1
+    expression = ("(?:.*/)?" if "/" not in stripped else "") + "".join(parts) + ("(?:/.*)?" if below else "")
+    return re.fullmatch(expression, relative, re.DOTALL) is not None
+
+
+def test_globs_match_as_they_did_as_one_regular_expression() -> None:
+    """Every glob whose ``**`` stands alone between slashes, on paths of up to five names: as before."""
+    import random
+
+    from agentbeats_spec._config import _matches
+
+    rng = random.Random(33)
+    for _ in range(4_000):
+        pattern = "/".join(rng.choice(["a", "b", "*", "?", "**", "a*", "*b", "?a", "ab", "[a]"]) for _ in range(4))
+        pattern = rng.choice(["", "/"]) + pattern[: rng.randint(1, len(pattern))].rstrip("[") + rng.choice(["", "/"])
+        if any("**" in name and name != "**" for name in pattern.split("/")):
+            continue  # within a name, ** is * (as .gitignore has it): no longer a path of many folders
+        relative = "/".join(rng.choice(["a", "b", "ab", "ba", "[a]", ".a"]) for _ in range(rng.randint(1, 5)))
+        for below in (True, False):
+            expected = _reference(pattern, relative, below)
+            assert _matches(pattern, relative, Path("/elsewhere"), below=below) == expected, (pattern, relative)
