@@ -162,9 +162,13 @@ def load(path: Path | None, *, search: bool = True) -> Config:
     A file named (``path``) that another user owns or others may write is refused (:class:`Untrusted`, exit 2):
     the user asked for it, and it is neither used nor silently left out.
     """
+    try:
+        here = Path.cwd()  # where the search starts, and what --exclude globs are relative to
+    except OSError as error:  # a working folder removed under the command
+        raise SpecError(f"cannot use the working folder: {error.strerror or error}") from None
     if path is None:
-        found = find(Path.cwd()) if search else None
-        return Config() if found is None else read(found)
+        found = find(here) if search else None
+        return Config(root=here) if found is None else read(found)
     if not path.is_file():
         raise SpecError(f"no configuration file {path}")
     return read(path)

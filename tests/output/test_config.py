@@ -579,3 +579,16 @@ def test_globs_match_as_they_did_as_one_regular_expression() -> None:
         for below in (True, False):
             expected = _reference(pattern, relative, below)
             assert _matches(pattern, relative, Path("/elsewhere"), below=below) == expected, (pattern, relative)
+
+
+@pytest.mark.parametrize("switch", [[], ["--no-config"]])
+def test_a_working_folder_removed_under_the_command_is_a_usage_error(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, switch: list[str]
+) -> None:
+    (project / "gone").mkdir()
+    monkeypatch.chdir(project / "gone")
+    (project / "gone").rmdir()
+    assert main(["validate", *switch, str(project / "inv")]) == 2
+    assert (
+        capsys.readouterr().err == "agentbeats-spec: error: cannot use the working folder: No such file or directory\n"
+    )
