@@ -2,6 +2,7 @@
 
     python benchmarks/hostile.py shapes [--sizes 8,16,32] [WORK_FOLDER]
     python benchmarks/hostile.py limits [WORK_FOLDER]
+    python benchmarks/hostile.py settings [--sizes 1,2,4] [WORK_FOLDER]
 
 ``shapes`` writes, at each size (MB), one file of each hostile shape (many empty steps, one finding per array
 item, wide objects, deep nesting, long strings, JSON Lines with a bad value on every line) next to a valid file of
@@ -16,6 +17,11 @@ billion-laughs-like deep nesting, 100,000 tiny files and a file that grows while
 ``agentbeats-spec validate`` on each and prints its exit code, the codes it reported, its time and its peak memory.
 The test suite runs the same cases with the limits lowered (tests/reading/test_limits.py); this is the full-size
 check of docs/security.md.
+
+``settings`` writes, at each size (MB), a ``pyproject.toml`` above the working folder in the shapes that made the
+configuration search quadratic (blank lines; blank lines then the ``[tool.agentbeats-spec]`` table; one line of
+brackets) and times ``agentbeats-spec validate --allow-empty`` of an empty folder below it: every command pays the
+search, so each shape must stay linear (the time at twice the size at most twice the time).
 """
 
 from __future__ import annotations
@@ -232,15 +238,55 @@ def shapes(work: Path, sizes: list[int]) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------------------------------- settings
+
+
+def settings_shapes(size: int) -> dict[str, bytes]:
+    """name -> a pyproject.toml of about ``size`` bytes that the configuration search reads."""
+    return {
+        "blank lines": b"\n" * size,
+        "blank lines, then the table": b"\n" * size + b"[tool.agentbeats-spec]\nstrict = true\n",
+        "spaces and tabs on blank lines": b" \t\n" * (size // 3),
+        "one line of brackets": b"[" * size + b"\n",
+    }
+
+
+def settings(work: Path, sizes: list[int]) -> int:
+    empty = work / "start-up"
+    empty.mkdir(parents=True, exist_ok=True)
+    base = (PYTHON, "-m", "agentbeats_spec", "validate", "--no-cache", "--allow-empty", "--format", "json")
+    start = min(measured(*base, "--no-config", str(empty))[1] for _ in range(5))
+    print(f"start-up (validate of an empty folder, --no-config): {start:.2f} s", flush=True)
+    print("| shape | size | exit | CPU time | time / time at half the size |\n|---|---|---|---|---|")
+    seen: dict[tuple[str, int], float] = {}
+    for size in sizes:
+        for name, content in settings_shapes(size * 1_000_000).items():
+            project = work / f"{size}MB"
+            (project / "below").mkdir(parents=True, exist_ok=True)
+            (project / "pyproject.toml").write_bytes(content)
+            runs = [measured(PYTHON, "-c", f"import os, runpy, sys; os.chdir({str(project / 'below')!r}); "
+                             "sys.argv = sys.argv[1:]; runpy.run_module('agentbeats_spec', run_name='__main__')",
+                             "agentbeats-spec", *base[3:], ".") for _ in range(2)]  # fmt: skip
+            code, seconds = min(runs, key=lambda m: m[1])[:2]
+            net = max(seconds - start, 1e-3)
+            seen[(name, size)] = net
+            half = seen.get((name, size // 2))
+            grows = f"{net / half:.2f}" if half else ""
+            print(f"| {name} | {size} MB | {code} | {net:.2f} s | {grows} |", flush=True)
+    return 0
+
+
 def main() -> int:
     arguments = sys.argv[1:]
-    which = arguments.pop(0) if arguments and arguments[0] in ("shapes", "limits") else "limits"
+    which = arguments.pop(0) if arguments and arguments[0] in ("shapes", "limits", "settings") else "limits"
     sizes = [8, 16, 32]
     if arguments[:1] == ["--sizes"]:
         sizes = [int(size) for size in arguments[1].split(",")]
         del arguments[:2]
     work = Path(arguments[0]) if arguments else Path(tempfile.mkdtemp(prefix="agentbeats-hostile-"))
     work.mkdir(parents=True, exist_ok=True)
+    if which == "settings":
+        return settings(work, sizes if sizes != [8, 16, 32] else [1, 2, 4])
     return shapes(work, sizes) if which == "shapes" else limits(work)
 
 

@@ -23,8 +23,12 @@ fi
 if [ "${INPUT_STRICT:-false}" = "true" ]; then
   arguments+=(--strict)
 fi
+# The checkout may be a pull request's: the settings it carries (a configuration, ./agentbeats-secrets.allow)
+# never decide its own verdict unless `config:` names the file to read (docs/security.md).
 if [ -n "${INPUT_CONFIG:-}" ]; then
   arguments+=(--config "$INPUT_CONFIG")
+else
+  arguments+=(--no-config)
 fi
 set -f  # spaces and new lines separate the paths and the options; no glob is expanded here
 extra=(${INPUT_ARGS:-})

@@ -1,6 +1,8 @@
 """The configuration of a project: ``[tool.agentbeats-spec]`` in ``pyproject.toml``, or ``.agentbeats-spec.toml``.
 
-Found upward from the working folder (the first folder that holds either; ``.agentbeats-spec.toml`` first), read
+Found upward from the working folder (the first folder that holds either; ``.agentbeats-spec.toml`` first), up to
+the repository's root or the home folder; used only when this user owns it and nobody else may write it or its
+folder (``reading._trusted``; docs/security.md, "Configuration, baselines and allow-lists"), read
 through the project's own TOML reader, and checked whole before anything is validated: an unknown key, a code or
 family that does not exist or a value of the wrong type is a usage error naming the file and the key. Globs are
 relative to the configuration's folder. What it says becomes run settings (``Limits``, strict) and a filter of
@@ -9,9 +11,11 @@ the report (:meth:`Config.filtered`): ``exclude``, ``select``, ``ignore`` and ``
 
 from __future__ import annotations
 
+import fnmatch
+import functools
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, cast, get_args
 
@@ -21,7 +25,7 @@ from ._codes import CODES, Severity
 from ._issues import Issue, SpecError
 from ._settings import GIB, Limits
 from .checking._collect import Report
-from .reading._bounded import read_file
+from .reading._trusted import Untrusted, read_trusted, warn_on_stderr
 
 NAMES = (".agentbeats-spec.toml", "pyproject.toml")
 SECTION = ("tool", "agentbeats-spec")
@@ -32,9 +36,11 @@ LIMIT_KEYS = {
     "max-shown": "shown_length",
 }
 KEYS = {"exclude", "select", "ignore", "strict", "per-file-severity", *LIMIT_KEYS}
+# Set to anything, as --no-config: no configuration nor allow-list is looked for (a reviewer's shell, a CI job).
+NO_CONFIG = "AGENTBEATS_SPEC_NO_CONFIG"
 IGNORE = "ignore"  # a per-file-severity that drops the issue, as ruff's per-file-ignores do
-# A pyproject.toml that may hold the table: one that names it in a header (a dependency's name is not enough).
-_NAMES_THE_TABLE = re.compile(r"""^\s*\[+\s*tool\s*\.\s*["']?agentbeats-spec""", re.MULTILINE)
+# A header line that names the table; no part of it matches a line end (see names_the_table).
+_NAMES_THE_TABLE = re.compile(r"""^[ \t]*\[+[ \t]*tool[ \t]*\.[ \t]*["']?agentbeats-spec""", re.MULTILINE)
 FAMILIES = frozenset(code.partition(".")[0] for code in CODES)
 
 
@@ -107,27 +113,62 @@ class Config:
         return found
 
 
-def find(start: Path) -> Path | None:
+def find(start: Path, warn: Callable[[str], None] = warn_on_stderr) -> Path | None:
     """The configuration that applies in ``start``: the nearest ``.agentbeats-spec.toml``, or ``pyproject.toml``
-    with a ``[tool.agentbeats-spec]`` table, in ``start`` or a folder above it."""
+    with a ``[tool.agentbeats-spec]`` table, in ``start`` or a folder above it, up to the repository's root (a
+    folder holding ``.git``) or the home folder, never beyond.
+
+    The nearest one that another user owns or others may write (it or its folder) is not used: ``warn`` says why,
+    and the run goes on with no configuration rather than with one found farther up.
+    """
+    home = _home()
     for folder in (start, *start.parents):
         for name in NAMES:
             candidate = folder / name
             if not candidate.is_file():
                 continue
+            try:
+                text = _read_text(candidate)
+            except Untrusted as untrusted:
+                warn(untrusted.passed_over())
+                return None
             # A pyproject.toml that never names the tool is not parsed (a run of JSON files loads no TOML reader).
-            named = name != "pyproject.toml" or _NAMES_THE_TABLE.search(_read_text(candidate)) is not None
-            if not named or (name == "pyproject.toml" and _section(candidate) is None):
+            if name == "pyproject.toml" and (not names_the_table(text) or _section(candidate, text) is None):
                 continue
             return candidate
+        if folder == home or os.path.lexists(folder / ".git"):
+            return None
     return None
 
 
+def names_the_table(text: str) -> bool:
+    """Whether a pyproject.toml may hold the table: a line that opens a ``[tool.agentbeats-spec]`` header (a
+    dependency's name is not enough). Linear in the text whatever it holds: no part of the pattern matches a line
+    end, so an attempt starting at a line's start reads that line at most, and once (``^\\s*`` spanned every
+    blank line below each one: quadratic)."""
+    return _NAMES_THE_TABLE.search(text) is not None
+
+
+def _home() -> Path | None:
+    try:
+        return Path.home()
+    except (KeyError, RuntimeError):  # no HOME and no password entry: no home folder to stop at
+        return None
+
+
 def load(path: Path | None, *, search: bool = True) -> Config:
-    """The configuration at ``path``, or the one found from the working folder (``search``), or none."""
+    """The configuration at ``path``, or the one found from the working folder (``search``), or none.
+
+    A file named (``path``) that another user owns or others may write is refused (:class:`Untrusted`, exit 2):
+    the user asked for it, and it is neither used nor silently left out.
+    """
+    try:
+        here = Path.cwd()  # where the search starts, and what --exclude globs are relative to
+    except OSError as error:  # a working folder removed under the command
+        raise SpecError(f"cannot use the working folder: {error.strerror or error}") from None
     if path is None:
-        found = find(Path.cwd()) if search else None
-        return Config() if found is None else read(found)
+        found = find(here) if search else None
+        return Config(root=here) if found is None else read(found)
     if not path.is_file():
         raise SpecError(f"no configuration file {path}")
     return read(path)
@@ -196,16 +237,17 @@ def read(path: Path) -> Config:
 def _read_text(path: Path) -> str:
     try:
         # found upward from the working folder, perhaps in a tree someone else wrote: never a FIFO or a device,
-        # never more than the size limit (a link the user's own folder holds is followed, as for a named path)
-        return read_file(path, follow=True).decode("utf-8")
+        # never more than the size limit, never one another user could have written (a link the user's own folder
+        # holds is followed, as for a named path)
+        return read_trusted(path, "configuration", follow=True).decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise SpecError(f"cannot read the configuration {path}: {error}") from None
 
 
-def _document(path: Path) -> dict[str, Any]:
+def _document(path: Path, text: str | None = None) -> dict[str, Any]:
     from .reading import _toml  # lazy: the TOML reader, which a run without a configuration file never loads
 
-    data, findings = _toml.parse(_read_text(path))
+    data, findings = _toml.parse(_read_text(path) if text is None else text)
     if findings or not isinstance(data, dict):
         problem = findings[0] if findings else None
         place = f":{problem.line}" if problem is not None and problem.line else ""
@@ -213,8 +255,8 @@ def _document(path: Path) -> dict[str, Any]:
     return data
 
 
-def _section(path: Path) -> dict[str, Any] | None:
-    table: Any = _document(path)
+def _section(path: Path, text: str | None = None) -> dict[str, Any] | None:
+    table: Any = _document(path, text)
     for key in SECTION:
         table = table.get(key) if isinstance(table, dict) else None
     if table is not None and not isinstance(table, dict):
@@ -248,35 +290,59 @@ def _limit(value: object, error: Any) -> int:
 def _matches(pattern: str, path: str | os.PathLike[str], root: Path, *, below: bool) -> bool:
     """Whether a glob matches a path relative to ``root`` (as given when outside it): ``**`` spans folders, ``*``
     and ``?`` stay within one name; a glob without ``/`` matches a name at any depth, as in .gitignore; with
-    ``below``, a folder that matches covers everything in it."""
+    ``below``, a folder that matches covers everything in it.
+
+    Name by name, never one pattern over the whole path: however many ``*`` and ``**`` a glob holds (a hostile
+    configuration's), matching costs names times parts, each name matched as ``fnmatch`` does, without going back.
+    """
     absolute = Path(os.path.abspath(path))
     try:
         relative = absolute.relative_to(root).as_posix()
     except ValueError:
         relative = Path(path).as_posix()
-    expression = _glob(pattern.strip("/"), anywhere="/" not in pattern.strip("/"))
+    return _names_match(_parts(pattern, below), relative.split("/"))
+
+
+ANY_NAMES = None  # a part of a glob that matches any number of names, ``**``
+NO_NAME = re.compile(r"(?!)")  # past the glob's last part: matches no name
+
+
+@functools.lru_cache(maxsize=1024)
+def _parts(pattern: str, below: bool) -> tuple[re.Pattern[str] | None, ...]:
+    """A glob as one matcher per name (``ANY_NAMES`` for ``**``); a ``[`` is a character like any other."""
+    names = pattern.strip("/").split("/")
+    if len(names) == 1:
+        names.insert(0, "**")
+    elif names[-1] == "**":  # "runs/**" is what runs holds, at least one name more: not runs itself
+        names[-1:] = ["*", "**"]
     if below:
-        expression += "(?:/.*)?"
-    return re.fullmatch(expression, relative, re.DOTALL) is not None
-
-
-def _glob(pattern: str, *, anywhere: bool) -> str:
-    parts = []
-    index = 0
-    while index < len(pattern):
-        if pattern.startswith("**/", index):
-            parts.append("(?:.*/)?")
-            index += 3
-        elif pattern.startswith("**", index):
-            parts.append(".*")
-            index += 2
-        elif pattern[index] == "*":
-            parts.append("[^/]*")
-            index += 1
-        elif pattern[index] == "?":
-            parts.append("[^/]")
-            index += 1
+        names.append("**")
+    parts: list[re.Pattern[str] | None] = []
+    for name in names:
+        if name == "**":
+            if not parts or parts[-1] is not ANY_NAMES:
+                parts.append(ANY_NAMES)
         else:
-            parts.append(re.escape(pattern[index]))
-            index += 1
-    return ("(?:.*/)?" if anywhere else "") + "".join(parts)
+            parts.append(re.compile(fnmatch.translate(name.replace("[", "[[]"))))
+    return tuple(parts)
+
+
+def _names_match(parts: tuple[re.Pattern[str] | None, ...], names: list[str]) -> bool:
+    """Wildcard matching over names, ``ANY_NAMES`` the wildcard: on a mismatch, only the last ``**`` takes one
+    name more (the two-pointer method, linear in names times parts)."""
+    part = name = 0
+    wildcard, resume = -1, 0
+    while name < len(names):
+        matcher = parts[part] if part < len(parts) else NO_NAME
+        if matcher is ANY_NAMES:
+            wildcard, resume = part, name
+            part += 1
+        elif matcher.fullmatch(names[name]) is not None:
+            part += 1
+            name += 1
+        elif wildcard >= 0:
+            resume += 1
+            part, name = wildcard + 1, resume
+        else:
+            return False
+    return all(matcher is ANY_NAMES for matcher in parts[part:])

@@ -26,7 +26,7 @@ import attrs
 
 from ._issues import Issue, SpecError
 from .checking._collect import Report
-from .reading._bounded import read_file
+from .reading._trusted import read_trusted
 
 FORMAT = "agentbeats-spec-baseline"
 VERSION = 1
@@ -75,7 +75,8 @@ class Known:
 def read(path: Path) -> Known:
     """A baseline file: a missing or malformed one is a usage error naming it."""
     try:
-        data = json.loads(read_file(path, follow=True).decode("utf-8"))  # never a FIFO or a device, bounded
+        # never a FIFO or a device, bounded; never one another user could have written (Untrusted: exit 2)
+        data = json.loads(read_trusted(path, "baseline", follow=True).decode("utf-8"))
     except FileNotFoundError:
         raise SpecError(f"no baseline {path}: write one with --write-baseline {path}") from None
     except (OSError, UnicodeDecodeError, ValueError) as error:

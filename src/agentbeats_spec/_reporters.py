@@ -41,6 +41,8 @@ class Options:
     ``quiet`` (text): only the summary, nothing when the report passes; ``color`` (text): ANSI colours for the
     severities, codes and verdict; ``link_base`` (Markdown): the URL that a file's path below the working folder
     is appended to, to link an issue to its line (``https://github.com/OWNER/REPO/blob/SHA``); None: no links.
+    ``configuration`` (JSON, SARIF, Markdown): the configuration file the run used, None for none (the API's
+    functions read none).
     """
 
     strict: bool = False
@@ -51,6 +53,7 @@ class Options:
     link_base: str | None = None
     quiet: bool = False
     color: bool = False
+    configuration: str | None = None
 
 
 @attrs.frozen
@@ -222,11 +225,13 @@ def _secret_lines(report: Report) -> frozenset[tuple[str, int]]:
 
 
 def json_report(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
-    """One object: ``valid`` (whether the report passes), ``checked`` and every issue."""
+    """One object: ``valid`` (whether the report passes), ``checked``, every issue, and the ``configuration``
+    file the run used (null: none)."""
     document = {
         "valid": not report.fails(options.strict),
         "checked": report.checked,
         "issues": [_printable_dict(issue) for issue in report.issues],
+        "configuration": _configuration(options),
     }
     out.write(json_text(json.dumps(document, ensure_ascii=False, indent=2)) + "\n")
 
@@ -379,17 +384,24 @@ SNIPPET_WIDTH = 400  # code points of a line shown as a SARIF snippet: a one-lin
 def _invocation(report: Report, options: Options) -> dict[str, object]:
     """The SARIF invocation: whether the run could do its work (issues found are a success), why not if not."""
     given = options.invocation
+    used = {"properties": {"configuration": _configuration(options)}}  # the configuration file used (null: none)
     if given is None:
-        return {"executionSuccessful": True}
+        return {"executionSuccessful": True, **used}
     found: dict[str, object] = {
         "executionSuccessful": given.successful,
         "exitCode": given.exit_code,
+        **used,
     }
     if given.notes:
         found["toolExecutionNotifications"] = [
             {"level": "error", "message": {"text": printable(note)}} for note in given.notes
         ]
     return found
+
+
+def _configuration(options: Options) -> str | None:
+    """The configuration file a report names, as valid UTF-8 (None: none was used)."""
+    return None if options.configuration is None else printable(options.configuration)
 
 
 def _uri(file: str | None, base: Path | None) -> str:
@@ -471,6 +483,8 @@ def markdown(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
     out.write(f"### agentbeats-spec: {verdict}\n\n")
     skipped = f", {report.skipped} other file(s) skipped" if report.skipped else ""
     out.write(f"{report.checked} file(s) checked{skipped}; {errors} error(s), {warnings} warning(s), {notes} info\n")
+    used = _configuration(options)
+    out.write(f"\nConfiguration: `{_markdown_code(used)}`\n" if used is not None else "\nNo configuration file.\n")
     if report.kinds:
         out.write("\n| kind | files |\n| --- | ---: |\n")
         out.writelines(f"| {_markdown(kind)} | {count} |\n" for kind, count in report.kinds)

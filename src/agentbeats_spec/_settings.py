@@ -8,6 +8,7 @@ import the scanner (``credentials``), which a run without ``--secrets`` never lo
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Callable
 
 import attrs
 
@@ -70,11 +71,14 @@ class Settings:
     None when secrets are not scanned.
     ``verify_artifacts``: whether the bytes of collected artifacts are hashed and compared with the sha256 their
     manifest records (their size and file count are compared either way; ``--no-verify-artifacts``).
+    ``excluded``: whether the configuration leaves a file out (None: it leaves none out); such a file is neither
+    counted as checked nor reported (``checking._collect.Collector.add``).
     """
 
     limits: Limits = attrs.field(factory=Limits)
     allow: AllowList | None = None
     verify_artifacts: bool = True
+    excluded: Callable[[str], bool] | None = None
 
     def with_limits(self, limits: Limits | None) -> Settings:
         """These settings with ``limits``; the same settings when None (a caller that names no limits keeps the
@@ -84,6 +88,10 @@ class Settings:
     def with_allow(self, allow: AllowList | None) -> Settings:
         """These settings scanning secrets with ``allow``, or not scanning them when None."""
         return attrs.evolve(self, allow=allow)
+
+    def with_excluded(self, excluded: Callable[[str], bool] | None) -> Settings:
+        """These settings leaving out the files ``excluded`` says (None: none)."""
+        return attrs.evolve(self, excluded=excluded)
 
     def with_verify_artifacts(self, verify: bool) -> Settings:
         """These settings hashing collected artifacts, or only counting and sizing them."""

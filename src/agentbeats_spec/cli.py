@@ -18,7 +18,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -40,6 +40,7 @@ from .checking._kinds import get as get_kind
 from .checking._sources import examine_source
 from .layouts import check_paths, check_repository, scan_paths
 from .reading._bounded import read_bounded
+from .reading._trusted import Untrusted, warn_on_stderr
 from .watching._watch import watch_run
 
 if TYPE_CHECKING:
@@ -304,9 +305,13 @@ def _report_options(command: argparse.ArgumentParser) -> None:
     configuration.add_argument(
         "--config", type=Path, metavar="FILE",
         help="the configuration file (.agentbeats-spec.toml, or a pyproject.toml with [tool.agentbeats-spec]); "
-        "default: the nearest one from the working folder up",
+        "default: the nearest one from the working folder up to the repository's root or the home folder",
     )  # fmt: skip
-    configuration.add_argument("--no-config", action="store_true", help="read no configuration file")
+    configuration.add_argument(
+        "--no-config", action="store_true",
+        help=f"read no configuration file and no ./{ALLOW_LIST}: the checked tree's own settings never count "
+        f"(as {_config.NO_CONFIG}=1 does)",
+    )  # fmt: skip
     command.add_argument(
         "--exclude", action="append", default=[], metavar="GLOB",
         help="leave out files and folders matching GLOB (repeatable; added to the configuration's)",
@@ -421,12 +426,26 @@ def _configure(arguments: argparse.Namespace) -> None:
     usage error, found before anything is checked."""
     if not hasattr(arguments, "outputs"):
         return
-    config = _config.load(arguments.config, search=not arguments.no_config)
+    config = _config.load(arguments.config, search=_discovering(arguments))
     config = config.with_command_line(arguments.exclude, arguments.select, arguments.ignore)
     arguments.configuration = config
+    if config.path is not None:  # settings that bend the verdict are always said (the reports say it too, or none)
+        print(f"agentbeats-spec: configuration {shown(config.path)}", file=sys.stderr)
     arguments.strict = arguments.strict or config.strict
     baseline: Path | None = getattr(arguments, "issue_baseline", None)
     arguments.known = _known.read(baseline) if baseline is not None else None
+
+
+def _excluded(arguments: argparse.Namespace) -> Callable[[str], bool] | None:
+    """What the configuration and --exclude leave out, for the settings of the run (None: nothing)."""
+    config: _config.Config | None = getattr(arguments, "configuration", None)
+    return config.excluded if config is not None and config.exclude else None
+
+
+def _discovering(arguments: argparse.Namespace) -> bool:
+    """Whether settings are looked for from the working folder (the configuration, ./agentbeats-secrets.allow):
+    not with --no-config, nor where AGENTBEATS_SPEC_NO_CONFIG is set to anything."""
+    return not getattr(arguments, "no_config", False) and not os.environ.get(_config.NO_CONFIG)
 
 
 EXIT_BROKEN_PIPE = 128 + 13  # what a shell shows for a program ended by SIGPIPE, as `yes | head` is
@@ -444,7 +463,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         _configure(arguments)
         with (
             _stopping_on_signals(),
-            applied(current().with_limits(_limits(arguments) if hasattr(arguments, "max_depth") else None)),
+            applied(
+                current()
+                .with_limits(_limits(arguments) if hasattr(arguments, "max_depth") else None)
+                .with_excluded(_excluded(arguments))
+            ),
         ):
             status: int = arguments.handler(arguments)
         sys.stdout.flush()  # a full disk or a closed pipe shows here at the latest, while it can still be told
@@ -577,10 +600,13 @@ def _validate(arguments: argparse.Namespace) -> int:
     missing = _missing_paths(arguments, arguments.paths)
     if missing is not None:
         return missing
+    named = arguments.paths
     arguments.paths = [path for path in arguments.paths if not arguments.configuration.excluded(path)]
+    if not arguments.paths and not arguments.allow_empty:  # excluded files are not checked: nothing checked
+        return _ended(arguments, f"every path named is excluded: {', '.join(map(str, named))} (see --allow-empty)")
     kind = get_kind(arguments.kind) if arguments.kind else None
     progress = _progress(arguments)
-    settings = current().with_allow(_allow_list(None) if arguments.secrets else None)
+    settings = current().with_allow(_allow_list(None, arguments) if arguments.secrets else None)
     settings = settings.with_verify_artifacts(arguments.verify_artifacts)
     cache = _verdict_cache(arguments, settings)
     with applied(settings):
@@ -610,7 +636,7 @@ def _validate_stdin(arguments: argparse.Namespace) -> int:
     raw = sys.stdin.buffer.read(limit + 1)
     if len(raw) > limit:
         raise SpecError(f"standard input holds more than --max-file-size ({limit} bytes)")
-    settings = current().with_allow(_allow_list(None) if arguments.secrets else None)
+    settings = current().with_allow(_allow_list(None, arguments) if arguments.secrets else None)
     with applied(settings):
         examined = examine_source(raw, kind)
         issues = tuple(attrs.evolve(issue, file=STDIN_NAME) for issue in examined.issues)
@@ -643,7 +669,7 @@ def _validate_on_dask(arguments: argparse.Namespace) -> int:
     from .distributed import check_on_cluster  # lazy: it imports dask, an optional dependency
 
     show = arguments.format == "text" and not arguments.quiet and sys.stderr.isatty()
-    settings = current().with_allow(_allow_list(None) if arguments.secrets else None)
+    settings = current().with_allow(_allow_list(None, arguments) if arguments.secrets else None)
     with applied(settings.with_verify_artifacts(arguments.verify_artifacts)):
         report = check_on_cluster(
             arguments.dask, [str(path) for path in arguments.paths], arguments.kind, workers=arguments.jobs,
@@ -662,6 +688,7 @@ def _verdict_cache(arguments: argparse.Namespace, settings: Settings) -> Verdict
         "follow_symlinks": arguments.follow_symlinks,
         "secrets": sorted(settings.allow.fingerprints) if settings.allow is not None else None,
         "verify_artifacts": settings.verify_artifacts,
+        "exclude": [str(config.root), *config.exclude] if (config := arguments.configuration).exclude else None,
     }
     from .walk import _cache  # lazy: hashlib and tempfile, which --no-cache never needs (start-up time)
 
@@ -682,7 +709,7 @@ def _scan(arguments: argparse.Namespace) -> int:
         raise SpecError(f"no baseline {path}: write one with --baseline {path} --update-baseline")
     baseline = _baseline.read(path) if path is not None and path.exists() else None
     progress = _progress(arguments)
-    with applied(current().with_allow(_allow_list(arguments.allow_list))):
+    with applied(current().with_allow(_allow_list(arguments.allow_list, arguments))):
         report = scan_paths(arguments.paths, progress=progress, follow_symlinks=arguments.follow_symlinks)
     if progress is not None:
         progress.close()
@@ -701,14 +728,22 @@ def _scan(arguments: argparse.Namespace) -> int:
     return _report(report, arguments)
 
 
-def _allow_list(path: Path | None) -> AllowList:
+def _allow_list(path: Path | None, arguments: argparse.Namespace) -> AllowList:
+    """The allow-list named, else ./agentbeats-secrets.allow when settings are looked for (``_discovering``) and
+    it is there: one that another user owns or others may write is refused when named (exit 2) and, when found,
+    not used (one warning)."""
     from .credentials._scan import read_allow_list  # lazy: validate without --secrets never imports the scanner
 
-    if path is None and not os.path.lexists(ALLOW_LIST):
+    if path is None and (not _discovering(arguments) or not os.path.lexists(ALLOW_LIST)):
         return AllowList()
     named = ALLOW_LIST if path is None else path
     try:
         return read_allow_list(named)
+    except Untrusted as untrusted:
+        if path is not None:
+            raise
+        warn_on_stderr(untrusted.passed_over())
+        return AllowList()
     except (OSError, UnicodeDecodeError) as error:
         raise SpecError(f"cannot read the allow-list {shown(named)}: {error}") from None
 
@@ -765,8 +800,15 @@ def _options(arguments: argparse.Namespace, status: int, notes: tuple[str, ...])
         invocation=invocation,
         link_base=arguments.link_base,
         quiet=arguments.quiet,
+        configuration=_configuration_file(arguments),
         color=_colored(arguments.color, sys.stdout),
     )
+
+
+def _configuration_file(arguments: argparse.Namespace) -> str | None:
+    """The configuration file the run used, as the reports name it (None: none)."""
+    config: _config.Config | None = getattr(arguments, "configuration", None)
+    return None if config is None or config.path is None else str(config.path)
 
 
 def _colored(choice: str, stream: TextIO) -> bool:
@@ -806,7 +848,7 @@ def _redact(arguments: argparse.Namespace) -> int:
     from .credentials import _redact  # lazy: only redact needs it (start-up time)
     from .writing import _atomic
 
-    content, note, kept = _redact.redact_file(path, raw, _allow_list(arguments.allow_list))
+    content, note, kept = _redact.redact_file(path, raw, _allow_list(arguments.allow_list, arguments))
     if note is not None:
         print(f"agentbeats-spec: warning: {shown(note)}", file=sys.stderr)
     if arguments.in_place or arguments.output:

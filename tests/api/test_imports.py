@@ -66,6 +66,8 @@ LAZY = {
     "agentbeats_spec.reading._toml": "the TOML reader: a run of JSON files alone does not import it",
     "agentbeats_spec.records._legacy": "imports the credential vocabulary: only a v2 attempt needs it",
     "agentbeats_spec.walk._cache": "the verdict cache imports hashlib and tempfile: only a cached run needs it",
+    "grp": "POSIX only: asked only of a group-writable settings file (reading._trusted._private_group)",
+    "pwd": "as grp",
 }
 
 

@@ -127,3 +127,19 @@ def test_the_readme_workflow_uses_the_action_with_its_inputs(repository: Path) -
     result, _ = run_action(repository, **{name: str(value) for name, value in step["with"].items()})
     assert result.returncode == 0, result.stdout + result.stderr
     assert (repository / step["with"]["sarif-file"]).is_file()
+
+
+def test_the_configuration_a_checkout_carries_never_counts_unless_config_names_it(repository: Path) -> None:
+    """A pull request's checkout is the tree under review: what it says of its own verdict is not read."""
+    (repository / ".agentbeats-spec.toml").write_text('exclude = ["**"]\n')
+    (repository / "agentbeats-secrets.allow").write_text("# the tree's own allow-list\n")
+    result, work = run_action(repository, paths="bench")
+    assert result.returncode == 1, result.stderr
+    assert len([line for line in result.stdout.splitlines() if line.startswith("::")]) == 10
+    assert "configuration" not in result.stderr
+    sarif = json.loads((repository / "agentbeats-spec.sarif").read_text(encoding="utf-8"))
+    assert sarif["runs"][0]["invocations"][0]["properties"] == {"configuration": None}
+    assert "No configuration file." in (work / "summary.md").read_text(encoding="utf-8")
+    result, work = run_action(repository, paths="bench", config=".agentbeats-spec.toml")
+    assert result.returncode == 2  # named, it is read: every path named is excluded
+    assert "agentbeats-spec: configuration .agentbeats-spec.toml\n" in result.stderr

@@ -67,7 +67,8 @@ def test_json_report_is_exactly_one_object(capsys: pytest.CaptureFixture[str]) -
     code, out, _ = run(capsys, "validate", "--format", "json", str(FIXTURES / "invalid" / "abv3-results"))
     report = json.loads(out)
     assert code == 1
-    assert set(report) == {"valid", "checked", "issues"}
+    assert set(report) == {"valid", "checked", "issues", "configuration"}
+    assert report["configuration"] is None  # the run used no configuration file
     assert report["valid"] is False and report["checked"] == 1
     assert report["issues"][0] == {
         "file": str(FIXTURES / "invalid" / "abv3-results" / "results.json"),

@@ -42,7 +42,8 @@ def test_a_sarif_log_records_a_successful_invocation_even_when_issues_fail_the_c
     assert main(["validate", INVALID, "--output", f"sarif:{tmp_path / 'log.sarif'}"]) == 1
     document = json.loads((tmp_path / "log.sarif").read_text(encoding="utf-8"))
     assert list(Draft4Validator(SARIF_SCHEMA).iter_errors(document)) == []
-    assert document["runs"][0]["invocations"] == [{"executionSuccessful": True, "exitCode": 1}]
+    (invocation,) = document["runs"][0]["invocations"]
+    assert invocation == {"executionSuccessful": True, "exitCode": 1, "properties": {"configuration": None}}
     assert len(document["runs"][0]["results"]) == 44
 
 

@@ -10,6 +10,7 @@ import attrs
 
 from .._codes import Severity
 from .._issues import Fact, Issue, fails
+from .._settings import current
 from ._examine import Examined
 
 
@@ -40,9 +41,12 @@ class Collector:
     facts: list[Fact] = attrs.field(factory=list)
 
     def add(self, examined: Examined | None, label: str | None = None) -> Examined | None:
-        """Count a file (None: a file that is no artifact) and keep its issues."""
+        """Count a file (None: a file that is no artifact) and keep its issues; a file the configuration excludes
+        is neither (checked for the rules that span files, it is no file checked of the report)."""
         if examined is None:
             self.skipped += 1
+        elif examined.file and (excluded := current().excluded) is not None and excluded(examined.file):
+            pass
         else:
             if examined.findings:
                 with failing_on(examined.file or "<document>"):

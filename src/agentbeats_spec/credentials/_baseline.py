@@ -28,8 +28,8 @@ import attrs
 
 from .._issues import Anchor, Issue, SpecError
 from ..reading import _documents
-from ..reading._bounded import read_bounded
 from ..reading._pointers import to_pointer
+from ..reading._trusted import read_trusted
 
 # The detect-secrets release whose baseline format is read and written.
 FORMAT_VERSION = "1.5.0"
@@ -50,9 +50,10 @@ def read(path: Path) -> Baseline:
     """The baseline in a file; :class:`SpecError` naming the file and the place for one that is not valid."""
     if not path.is_file():  # a FIFO or a device would block the read, or never end it
         raise SpecError(f"cannot read the baseline {path}: not a regular file")
-    raw, problem = read_bounded(path)
-    if problem is not None:
-        raise SpecError(f"cannot read the baseline {path}: {problem.message}")
+    try:  # bounded, never a FIFO; never one another user could have written (Untrusted: a usage error)
+        raw = read_trusted(path, "baseline")
+    except OSError as error:
+        raise SpecError(f"cannot read the baseline {path}: {error}") from None
     document = _documents.read(raw, "json")
     if not document.readable:
         first = next((finding for finding in document.findings if finding.severity == "error"), None)

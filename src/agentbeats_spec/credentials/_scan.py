@@ -32,8 +32,8 @@ import attrs
 
 from .._issues import Finding
 from .._settings import AllowList, fingerprint
-from ..reading._bounded import read_file
 from ..reading._pointers import to_pointer
+from ..reading._trusted import read_trusted
 from ._vocabulary import (
     EVALUATION_FACTS,
     SCAN_SHAPES,
@@ -247,5 +247,6 @@ def scan_text(text: str, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Finding
 
 def read_allow_list(path: os.PathLike[str] | str) -> AllowList:
     """An allow-list file, read through the one opener: a link, a FIFO or a device is refused (``OSError``), never
-    followed or waited on (the default ``./agentbeats-secrets.allow`` lies in whatever folder the command runs in)."""
-    return AllowList.parse(read_file(path).decode("utf-8"))
+    followed or waited on (the default ``./agentbeats-secrets.allow`` lies in whatever folder the command runs in);
+    one that another user owns or others may write is refused (``reading._trusted.Untrusted``)."""
+    return AllowList.parse(read_trusted(path, "allow-list").decode("utf-8"))

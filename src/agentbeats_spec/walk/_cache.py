@@ -35,6 +35,7 @@ from .._version import __version__
 from ..checking._collect import Part
 from ..reading import _nativejson
 from ..reading._bounded import open_regular, read_sized
+from ..reading._trusted import distrusted, warn_on_stderr
 
 # An entry whose mtime or ctime is this recent may still change within its timestamp's granularity.
 RACY_NANOSECONDS = 3 * 1_000_000_000
@@ -171,7 +172,7 @@ class VerdictCache:
         self.prefix = f"{_FORMAT}\0{_code_identity()}\0{options}\0{os.getcwd()}\0"
         self.hits = 0
         self.misses = 0
-        self.warn = warn or _warn_on_stderr
+        self.warn = warn or warn_on_stderr
         self.warned = False
         self.shards: dict[str, bool] = {}
         self.made = os.path.isdir(folder)
@@ -201,11 +202,9 @@ class VerdictCache:
         if not want(info.st_mode):
             self._refuse(what, path, "is not a " + ("folder" if want is stat.S_ISDIR else "regular file"))
             return False
-        if hasattr(os, "getuid") and info.st_uid != os.getuid():
-            self._refuse(what, path, f"belongs to user {info.st_uid}, not to this one ({os.getuid()})")
-            return False
-        if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-            self._refuse(what, path, f"may be written by others (mode {stat.S_IMODE(info.st_mode):04o})")
+        why = distrusted(info, alone=True)  # the check of every file that decides a verdict; the cache is this user's
+        if why is not None:
+            self._refuse(what, path, why)
             return False
         return True
 
@@ -298,10 +297,6 @@ class VerdictCache:
 
 # An entry is a few issues; one this large was not written by this cache.
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
-
-
-def _warn_on_stderr(message: str) -> None:
-    sys.stderr.write(f"agentbeats-spec: warning: {message}\n")
 
 
 def _digest(key: str, verdict: object) -> str:
