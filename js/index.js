@@ -53,13 +53,13 @@ function tooDeep(value) {
     const { node, depth } = place;
     if ((deepest.get(node) ?? -1) >= depth) continue;
     deepest.set(node, depth);
-    const tokens = Array.isArray(node) ? node.map((_, index) => String(index)) : Object.keys(node);
-    for (let position = tokens.length - 1; position >= 0; position--) {
-      const child = node[tokens[position]];
-      if (typeof child === "object" && child !== null) {
-        pending.push({ node: child, depth: depth + 1, parent: place, token: tokens[position] });
-      } else if (depth + 1 > MAX_DEPTH) {
-        pending.push({ node: child, depth: depth + 1, parent: place, token: tokens[position] });
+    const names = Array.isArray(node) ? null : Object.keys(node);
+    for (let position = (names ?? node).length - 1; position >= 0; position--) {
+      const token = names === null ? position : names[position];
+      const child = node[token];
+      // A scalar needs no walk, unless it is itself past the limit (then it is reported, as in Python).
+      if ((typeof child === "object" && child !== null) || depth + 1 > MAX_DEPTH) {
+        pending.push({ node: child, depth: depth + 1, parent: place, token });
       }
     }
   }
@@ -68,7 +68,7 @@ function tooDeep(value) {
 
 function pointerOf(place) {
   const tokens = [];
-  for (let at = place; at.parent !== null; at = at.parent) tokens.push(escape(at.token));
+  for (let at = place; at.parent !== null; at = at.parent) tokens.push(escape(String(at.token)));
   return tokens.reverse().map((token) => `/${token}`).join("");
 }
 
