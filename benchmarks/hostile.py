@@ -3,6 +3,7 @@
     python benchmarks/hostile.py shapes [--sizes 8,16,32] [WORK_FOLDER]
     python benchmarks/hostile.py limits [WORK_FOLDER]
     python benchmarks/hostile.py settings [--sizes 1,2,4] [WORK_FOLDER]
+    python benchmarks/hostile.py unique [--sizes 16000,32000,64000] [WORK_FOLDER]
 
 ``shapes`` writes, at each size (MB), one file of each hostile shape (many empty steps, one finding per array
 item, wide objects, deep nesting, long strings, JSON Lines with a bad value on every line) next to a valid file of
@@ -22,10 +23,15 @@ check of docs/security.md.
 configuration search quadratic (blank lines; blank lines then the ``[tool.agentbeats-spec]`` table; one line of
 brackets) and times ``agentbeats-spec validate --allow-empty`` of an empty folder below it: every command pays the
 search, so each shape must stay linear (the time at twice the size at most twice the time).
+``unique`` writes an ``agentbeats.toml`` whose ``tags`` (``uniqueItems``) hold N distinct strings, N strings each
+written twice, or N small tables each written twice, and prints the CPU time of ``agentbeats-spec validate`` on it
+(with the compiled engines and with ``AGENTBEATS_SPEC_PURE=1``, start-up taken off) and of the npm package's
+``validate()`` on the same value (js/, in Node), with the ratio to the time at half the size: linear is about 2.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -276,10 +282,101 @@ def settings(work: Path, sizes: list[int]) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------------------------------- unique
+
+
+def tags_of(shape: str, count: int) -> list[object]:
+    if shape == "distinct strings":
+        return [f"tag-{index}" for index in range(count)]
+    if shape == "strings, each twice":
+        return [f"tag-{index % (count // 2)}" for index in range(count)]
+    return [{"name": f"tag-{index % (count // 2)}", "weights": [index % 7, 1.0]} for index in range(count)]
+
+
+UNIQUE_SHAPES = ["distinct strings", "strings, each twice", "tables, each twice"]
+NODE_TIMER = """
+import { validate } from "%s";
+const chunks = [];
+for await (const chunk of process.stdin) chunks.push(chunk);
+const value = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+// CPU time of one call: the least of five batches of calls lasting at least 0.2 s each (milliseconds are noise).
+let best = Infinity, found = 0;
+for (let batch = 0; batch < 5; batch++) {
+  const started = performance.now(), used = process.cpuUsage();
+  let calls = 0;
+  while (calls < 3 || performance.now() - started < 200) {
+    found = validate("abv3-repo", value).length;
+    calls++;
+  }
+  const spent = process.cpuUsage(used);
+  best = Math.min(best, (spent.user + spent.system) / 1e6 / calls);
+}
+console.log(best, found);
+"""
+
+
+def toml_of(tags: list[object]) -> str:
+    def item(tag: object) -> str:
+        if isinstance(tag, dict):
+            return "{" + ", ".join(f"{key} = {json.dumps(value)}" for key, value in tag.items()) + "}"
+        return json.dumps(tag)
+
+    head = '[abv3_repo]\nname = "r"\nrole = "subject"\nauthor = "a"\n'
+    return head + "tags = [" + ", ".join(item(tag) for tag in tags) + ']\n\n[run]\ncommand = "python main.py"\n'
+
+
+def unique(work: Path, sizes: list[int]) -> int:
+    """uniqueItems at growing sizes, in Python (both engines) and in the npm package."""
+    import os
+
+    js = Path(__file__).resolve().parents[1] / "js" / "index.js"
+    timer = work / "timer.mjs"
+    timer.write_text(NODE_TIMER % js.as_uri())
+    empty = work / "empty" / "agentbeats.toml"
+    empty.parent.mkdir(parents=True, exist_ok=True)
+    empty.write_text(toml_of([]))
+    engines = {"compiled engines": {}, "pure Python": {"AGENTBEATS_SPEC_PURE": "1"}}
+    rows: dict[tuple[str, str, int], float] = {}
+    for engine, extra in engines.items():
+        os.environ.pop("AGENTBEATS_SPEC_PURE", None)
+        os.environ.update(extra)
+        start = validate(empty, rounds=3)[1]
+        for shape in UNIQUE_SHAPES:
+            for size in sizes:
+                path = work / f"{size}" / "agentbeats.toml"
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(toml_of(tags_of(shape, size)))
+                code, seconds, peak, _ = validate(path)
+                rows[(f"Python, {engine}", shape, size)] = max(seconds - start, 1e-3)
+                print(f"Python {engine:<17} {shape:<22} {size:>7} tags  exit {code}  {seconds - start:6.2f} s  "
+                      f"{peak:5.0f} MiB", flush=True)  # fmt: skip
+    os.environ.pop("AGENTBEATS_SPEC_PURE", None)
+    for shape in UNIQUE_SHAPES:
+        for size in sizes:
+            value = {"abv3_repo": {"name": "r", "role": "subject", "author": "a", "tags": tags_of(shape, size)},
+                     "run": {"command": "python main.py"}}  # fmt: skip
+            ran = subprocess.run(
+                ["node", str(timer)], input=json.dumps(value), capture_output=True, text=True, check=True
+            )
+            seconds, found = ran.stdout.split()
+            rows[("npm validate()", shape, size)] = max(float(seconds), 1e-4)
+            print(f"npm validate()           {shape:<22} {size:>7} tags  {float(seconds):6.3f} s  {found} issues")
+    print()
+    print("| reader | tags | " + " | ".join(f"{size:,} tags" for size in sizes) + " | time / time at half the size |")
+    print("|---|---|" + "---|" * len(sizes) + "---|")
+    for reader in [f"Python, {engine}" for engine in engines] + ["npm validate()"]:
+        for shape in UNIQUE_SHAPES:
+            times = [rows[(reader, shape, size)] for size in sizes]
+            ratios = ", ".join(f"{later / earlier:.2f}" for earlier, later in itertools.pairwise(times))
+            print(f"| {reader} | {shape} | " + " | ".join(f"{t:.3f} s" for t in times) + f" | {ratios} |")
+    return 0
+
+
 def main() -> int:
     arguments = sys.argv[1:]
-    which = arguments.pop(0) if arguments and arguments[0] in ("shapes", "limits", "settings") else "limits"
-    sizes = [8, 16, 32]
+    kinds = ("shapes", "limits", "settings", "unique")
+    which = arguments.pop(0) if arguments and arguments[0] in kinds else "limits"
+    sizes = [16_000, 32_000, 64_000] if which == "unique" else [8, 16, 32]
     if arguments[:1] == ["--sizes"]:
         sizes = [int(size) for size in arguments[1].split(",")]
         del arguments[:2]
@@ -287,6 +384,8 @@ def main() -> int:
     work.mkdir(parents=True, exist_ok=True)
     if which == "settings":
         return settings(work, sizes if sizes != [8, 16, 32] else [1, 2, 4])
+    if which == "unique":
+        return unique(work, sizes)
     return shapes(work, sizes) if which == "shapes" else limits(work)
 
 

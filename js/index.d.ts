@@ -11,7 +11,8 @@ export interface Issue {
   message: string;
 }
 
-/** The schema findings on a value of a kind: [] when it is valid. */
+/** The schema findings on a value of a kind: [] when it is valid. It never throws on a value JSON.parse made (a value
+ * nested deeper than 512 levels is a json.too-deep issue); an unknown kind is a TypeError. */
 export declare function validate(kind: Kind, value: unknown): Issue[];
 
 /** The schema $id a value of a kind is checked against, or null when its version is unknown. */

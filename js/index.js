@@ -1,7 +1,7 @@
 // agentbeats-spec for JavaScript: validate(kind, value) with this package's codes, and type guards.
 // The validators are compiled ahead of time (validators.js, Ajv standalone code): nothing compiles at run time.
 import { BY_ID } from "./validators.js";
-import { GUARDS, KEYWORDS, KINDS, RELATIVE_PATH_PATTERN, SEVERITIES } from "./kinds.js";
+import { GUARDS, KEYWORDS, KINDS, MAX_DEPTH, RELATIVE_PATH_PATTERN, SEVERITIES, TOO_DEEP } from "./kinds.js";
 
 export { KINDS };
 
@@ -9,43 +9,78 @@ function escape(token) {
   return String(token).replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
+// Every table is looked up by own property only: a name from a document ("__proto__", "constructor", "toString")
+// is never one of Object.prototype's members (the generated tables have no prototype either).
+function own(table, name) {
+  return typeof name === "string" && Object.hasOwn(table, name) ? table[name] : undefined;
+}
+
 function severity(code) {
-  return SEVERITIES[code] ?? "error";
+  return own(SEVERITIES, code) ?? "error";
+}
+
+function kindEntry(kind) {
+  const entry = own(KINDS, kind);
+  if (entry === undefined) throw new TypeError(`unknown kind ${JSON.stringify(String(kind))}`);
+  return entry;
 }
 
 /** The schema $id for a value of a kind, or null when its version is not one this package knows. */
 export function schemaId(kind, value) {
-  const entry = KINDS[kind];
-  if (entry === undefined) throw new TypeError(`unknown kind ${JSON.stringify(kind)}`);
+  const entry = kindEntry(kind);
   if (entry.versionField === null || typeof value !== "object" || value === null || Array.isArray(value)) {
     return entry.latest;
   }
-  const version = value[entry.versionField];
+  const version = own(value, entry.versionField);
   if (typeof version !== "string") return entry.latest;
-  return entry.versions[version] ?? null;
+  return own(entry.versions, version) ?? null;
 }
 
-// JSON equality (1 and 1.0 are one number in JavaScript already; members in any order).
-function equal(left, right) {
-  if (left === right) return true;
-  if (typeof left !== "object" || typeof right !== "object" || left === null || right === null) return false;
-  if (Array.isArray(left) !== Array.isArray(right)) return false;
-  const keys = Object.keys(left);
-  if (keys.length !== Object.keys(right).length) return false;
-  return keys.every((key) => Object.prototype.hasOwnProperty.call(right, key) && equal(left[key], right[key]));
-}
-
-// Every item that repeats an earlier one, as the Python package reports them (Ajv names one pair only).
-function repeats(error) {
+// Every value nested deeper than MAX_DEPTH levels (the Python package's default --max-depth), in document order,
+// found with a stack (never by recursion): such a document gets json.too-deep there and is not checked further,
+// as in Python. A container met again (a value shared or holding itself, which JSON.parse never makes) is
+// walked again only from a deeper place, so a cycle ends at the limit.
+function tooDeep(value) {
   const found = [];
-  error.data.forEach((item, index) => {
-    if (error.data.slice(0, index).some((earlier) => equal(earlier, item))) found.push(index);
-  });
-  return found.map((index) => ({ pointer: `${error.instancePath}/${index}`, code: "schema.unique-items", message: `${describe(error.data[index])} repeats an earlier item; items must be unique` }));
+  const deepest = new Map();
+  const pending = [{ node: value, depth: 0, parent: null, token: "" }];
+  while (pending.length > 0) {
+    const place = pending.pop();
+    if (place.depth > MAX_DEPTH) {
+      found.push(pointerOf(place));
+      continue;
+    }
+    const { node, depth } = place;
+    if ((deepest.get(node) ?? -1) >= depth) continue;
+    deepest.set(node, depth);
+    const names = Array.isArray(node) ? null : Object.keys(node);
+    for (let position = (names ?? node).length - 1; position >= 0; position--) {
+      const token = names === null ? position : names[position];
+      const child = node[token];
+      // A scalar needs no walk, unless it is itself past the limit (then it is reported, as in Python).
+      if ((typeof child === "object" && child !== null) || depth + 1 > MAX_DEPTH) {
+        pending.push({ node: child, depth: depth + 1, parent: place, token });
+      }
+    }
+  }
+  return found;
+}
+
+function pointerOf(place) {
+  const tokens = [];
+  for (let at = place; at.parent !== null; at = at.parent) tokens.push(escape(String(at.token)));
+  return tokens.reverse().map((token) => `/${token}`).join("");
+}
+
+// uniqueItems (the package's own keyword, scripts/compile.mjs): one error per item equal to an earlier one, i its
+// index and j the first equal item's, as the Python package reports them.
+function repeats(error) {
+  const { i, j } = error.params;
+  return { pointer: `${error.instancePath}/${i}`, code: "schema.unique-items", message: `${describe(error.data[i])} repeats item ${j}; items must be unique` };
 }
 
 function issues(error) {
-  if (error.keyword === "uniqueItems") return repeats(error);
+  if (error.keyword === "uniqueItems") return [repeats(error)];
   const found = issue(error);
   return found === null ? [] : [found];
 }
@@ -94,7 +129,7 @@ function issue(error) {
   if (error.propertyName !== undefined) {
     return { pointer: `${error.instancePath}/${escape(error.propertyName)}`, code: "schema.member-name", message: `member name ${JSON.stringify(error.propertyName)} is not valid: ${message(error, "")}` };
   }
-  const placed = KEYWORDS[keyword];
+  const placed = own(KEYWORDS, keyword);
   let code = placed ? placed.code : `schema.${keyword}`;
   let pointer = error.instancePath;
   if (keyword === "required" || keyword === "dependentRequired") {
@@ -111,12 +146,17 @@ function issue(error) {
 
 /** The schema findings on a value of a kind: [] when it is valid. */
 export function validate(kind, value) {
+  const entry = kindEntry(kind);
+  if (typeof value === "object" && value !== null) {
+    const deep = tooDeep(value);
+    if (deep.length > 0) return deep.map((pointer) => ({ pointer, code: TOO_DEEP.code, severity: severity(TOO_DEEP.code), message: TOO_DEEP.message }));
+  }
   const id = schemaId(kind, value);
   if (id === null) {
-    const field = KINDS[kind].versionField;
-    const known = Object.keys(KINDS[kind].versions).join(", ");
+    const field = entry.versionField;
+    const known = Object.keys(entry.versions).join(", ");
     const code = "schema.unknown-version";
-    return [{ pointer: `/${escape(field)}`, code, severity: severity(code), message: `${field} ${JSON.stringify(value[field])} is not a version of ${kind} this package knows; known: ${known}` }];
+    return [{ pointer: `/${escape(field)}`, code, severity: severity(code), message: `${field} ${JSON.stringify(own(value, field))} is not a version of ${kind} this package knows; known: ${known}` }];
   }
   const validator = BY_ID[id];
   if (validator(value)) return [];
@@ -139,7 +179,9 @@ export function validate(kind, value) {
 
 /** A type guard for the documents of one model (one version of a kind). */
 export function guard(model) {
-  const validator = BY_ID[GUARDS[model]];
+  const id = own(GUARDS, model);
+  if (id === undefined) throw new TypeError(`unknown model ${JSON.stringify(String(model))}`);
+  const validator = BY_ID[id];
   return (value) => validator(value) === true;
 }
 

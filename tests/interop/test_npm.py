@@ -4,20 +4,26 @@ mutant of tests/interop/test_ajv.py, with the verdicts and pointers of the Pytho
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from agentbeats_spec import validate
 from agentbeats_spec.checking._kinds import KINDS
+from agentbeats_spec.checking._schemas import check
 
-from ..conftest import ROOT
-from .test_ajv import corpus, corpus_findings
+from ..conftest import ROOT, places
+from .test_ajv import corpus, corpus_findings, fixtures, reach
 
 JS = ROOT / "js"
 NPM = ROOT / "tests" / "npm"
@@ -106,7 +112,7 @@ def test_the_validators_agree_with_the_python_package_on_every_fixture_and_mutan
         text=True,
         check=True,
     )
-    found = json.loads(ran.stdout)
+    found = [each["issues"] for each in json.loads(ran.stdout)]
     python = corpus_findings()
     integral = re.compile(r"^expected an integer( or null)?, found the number -?[0-9]+\.0$")
     differ = []
@@ -116,3 +122,111 @@ def test_the_validators_agree_with_the_python_package_on_every_fixture_and_mutan
             differ.append((corpus()[i], [(f.pointer, f.code) for f in expected], issues))
     assert len(cases) > 1000
     assert differ == []
+
+
+def agree(consumer: Path, cases: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+    """What the installed package's validate() gives on each (kind, value): {"issues", "ms"} or {"thrown"}."""
+    ran = subprocess.run(
+        ["node", "agree.mjs"],
+        input=json.dumps([{"kind": kind, "data": data} for kind, data in cases]),
+        cwd=consumer,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found: list[dict[str, Any]] = json.loads(ran.stdout)
+    return found
+
+
+# The names of Object.prototype's members, and the one that sets an object's prototype.
+PROTOTYPE_NAMES = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf", "__defineGetter__"]
+
+
+def python_findings(kind: str, data: Any) -> set[tuple[str, str]]:
+    """(pointer, code) of what the Python package finds on a parsed value that the npm package looks for too: a
+    value nested too deep, a version it does not know, else the schema's findings (not the rules')."""
+    read = {(i.pointer, i.code) for i in validate(data, kind) if i.code in ("json.too-deep", "schema.unknown-version")}
+    schema_id = KINDS[kind].schema_id(data)
+    if read or schema_id is None:
+        return read
+    return {(finding.pointer, finding.code) for finding in check(schema_id, data)}
+
+
+def nested(depth: int, leaf: Any = "x") -> Any:
+    for _ in range(depth):
+        leaf = [leaf]
+    return leaf
+
+
+def hostile(data: Any, rng: random.Random) -> Iterator[Any]:
+    """The shapes the Python package is tried with (docs/security.md), at places of a valid document: the names of
+    Object.prototype's members as version, member names and string values; values nested past the depth limit
+    (512) and just under it; a huge array and a wide object."""
+    for path, value in places(data, first_items=2):
+        if not path or rng.random() > 0.4:
+            continue
+        parent = path[:-1]
+        if isinstance(value, dict):
+            changed = copy.deepcopy(data)
+            reach(changed, path).update({name: 1 for name in PROTOTYPE_NAMES})
+            yield changed
+        elif isinstance(value, str):
+            changed = copy.deepcopy(data)
+            reach(changed, parent)[path[-1]] = rng.choice(PROTOTYPE_NAMES)
+            yield changed
+        replacement = rng.choice([nested(520), nested(600, {"a": 1}), nested(300), [[1]] * 5_000, wide(5_000)])
+        changed = copy.deepcopy(data)
+        reach(changed, parent)[path[-1]] = replacement
+        yield changed
+
+
+def wide(count: int) -> dict[str, Any]:
+    return {**{f"k{index}": index for index in range(count)}, **{name: name for name in PROTOTYPE_NAMES}}
+
+
+def repository(tags: list[Any]) -> dict[str, Any]:
+    return {"abv3_repo": {"name": "r", "role": "subject", "author": "a", "tags": tags}, "run": {"command": "x"}}
+
+
+def duplicate_heavy() -> list[tuple[str, Any]]:
+    """Arrays whose items must be unique, with many repeats of every shape (JSON's equality: 1 and 1.0 alike,
+    true apart from 1, members in any order), deep items, and Object.prototype's names as items."""
+    mixed = ["x", 1, 1.0, True, 1, {"a": 1, "b": [2]}, {"b": [2.0], "a": 1}, [1, "x"], [1.0, "x"], False, 0, "x"]
+    return [
+        ("abv3-repo", repository([f"t{index % 10_000}" for index in range(20_000)])),
+        ("abv3-repo", repository([{"name": f"t{index % 500}", "n": [index % 7]} for index in range(20_000)])),
+        ("abv3-repo", repository(mixed)),
+        ("abv3-repo", repository([*PROTOTYPE_NAMES, *PROTOTYPE_NAMES, {name: 1 for name in PROTOTYPE_NAMES}] * 2)),
+        ("abv3-repo", repository([nested(300), nested(300), nested(300, 1)])),
+        ("abv3-repo", repository([nested(600), nested(600)])),
+    ]
+
+
+def hostile_cases() -> list[tuple[str, Any]]:
+    rng = random.Random(33)
+    cases: list[tuple[str, Any]] = duplicate_heavy()
+    for schema_id, data in fixtures():
+        kind = kind_of(schema_id)
+        field = KINDS[kind].version_field
+        if field is not None and isinstance(data, dict):
+            cases.extend((kind, {**data, field: name}) for name in PROTOTYPE_NAMES)
+        cases.extend((kind, changed) for changed in hostile(data, rng))
+    return cases
+
+
+def test_hostile_documents_get_the_python_packages_findings_and_never_a_throw(consumer: Path) -> None:
+    """Own properties only (a version, a member or a value named "__proto__", "constructor" or "toString" is
+    data, never Object.prototype's), deep values a json.too-deep issue (not a RangeError), repeats found in
+    linear time; the same (pointer, code) as the Python package on a parsed value, in every case."""
+    cases = hostile_cases()
+    found = agree(consumer, cases)
+    assert [(case, each["thrown"]) for case, each in zip(cases, found, strict=True) if "thrown" in each] == []
+    differ = []
+    for (kind, data), each in zip(cases, found, strict=True):
+        expected = python_findings(kind, data)
+        if expected != {(issue["pointer"], issue["code"]) for issue in each["issues"]}:
+            differ.append((kind, sorted(expected)[:5], each["issues"][:5]))
+    assert len(cases) > 300
+    assert differ == []
+    # 20,000 tags, half of them repeats: linear (Ajv's own check, every pair, took 16 to 40 s).
+    assert max(each["ms"] for each in found[:2]) < 2_000

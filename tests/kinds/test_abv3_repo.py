@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+
+from agentbeats_spec import Limits, validate
+from agentbeats_spec.checking import _schemas
 
 from ..conftest import VALID, errors, issues, one, summary
 
@@ -62,6 +67,70 @@ def test_tags_are_unique_strings() -> None:
         ("schema.unique-items", "/abv3_repo/tags/2"),
         ("schema.type", "/abv3_repo/tags/3"),
     }
+
+
+@pytest.fixture(params=["jsonschema-rs", "python-jsonschema"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each schema engine judges the document: jsonschema-rs (where installed) for the verdict, or Python alone."""
+    if (
+        request.param == "jsonschema-rs"
+        and _schemas.fast_validator(_schemas.BASE_URI + "abv3/agentbeats-toml.v1.json") is None
+    ):
+        pytest.skip("jsonschema-rs is not installed")
+    if request.param == "python-jsonschema":
+        monkeypatch.setattr(_schemas, "fast_validator", lambda *_, **__: None)
+    return str(request.param)
+
+
+def repeated(text: str) -> list[tuple[str, str]]:
+    return [(i.pointer, i.message) for i in issues(text, "abv3-repo") if i.code == "schema.unique-items"]
+
+
+def test_tags_repeat_as_json_values_compare(engine: str) -> None:
+    """JSON Schema's equality: 1 and 1.0 are one number, true is not 1, members in any order; the first equal
+    item is the one named."""
+    tags = '["x", 1, 1.0, true, 1, {a = 1, b = [2]}, {b = [2.0], a = 1}, [1, "x"], [1.0, "x"], false, 0, 0.0, "x"]'
+    assert repeated(MINIMAL.replace('author = "a"', f'author = "a"\ntags = {tags}')) == [
+        ("/abv3_repo/tags/2", "the number 1.0 repeats item 1; items must be unique"),
+        ("/abv3_repo/tags/4", "the number 1 repeats item 1; items must be unique"),
+        ("/abv3_repo/tags/6", "an object with 2 member(s) repeats item 5; items must be unique"),
+        ("/abv3_repo/tags/8", "an array of 2 item(s) repeats item 7; items must be unique"),
+        ("/abv3_repo/tags/11", "the number 0.0 repeats item 10; items must be unique"),
+        ("/abv3_repo/tags/12", "the string 'x' repeats item 0; items must be unique"),
+    ]
+
+
+def test_tags_that_differ_anywhere_are_not_repeats(engine: str) -> None:
+    tags = '[{a = 1}, {a = 1, b = 1}, {a = "1"}, {b = 1}, [1, 2], [2, 1], [[1]], ["1"], "1", "true", true]'
+    assert repeated(MINIMAL.replace('author = "a"', f'author = "a"\ntags = {tags}')) == []
+
+
+def nested(depth: int, leaf: Any = "x") -> Any:
+    for _ in range(depth):
+        leaf = [leaf]
+    return leaf
+
+
+def test_two_equal_tags_as_deep_as_the_toml_reader_allows_are_one_finding(engine: str) -> None:
+    """Deeper than jsonschema-rs compares items (255 levels): the Python engine judges them, without recursion."""
+    deep = "[" * 350 + '"x"' + "]" * 350
+    text = MINIMAL.replace('author = "a"', f'author = "a"\ntags = [{deep}, {deep}, {deep.replace("x", "y")}]')
+    assert repeated(text) == [("/abv3_repo/tags/1", "an array of 1 item(s) repeats item 0; items must be unique")]
+
+
+def test_two_equal_tags_deeper_than_pythons_recursion_limit_are_one_finding(engine: str) -> None:
+    document = {
+        "abv3_repo": {
+            "name": "r",
+            "role": "subject",
+            "author": "a",
+            "tags": [nested(900), nested(900), nested(900, 1)],
+        },
+        "run": {"command": "python main.py"},
+    }
+    found = [(i.code, i.pointer) for i in validate(document, "abv3-repo", limits=Limits(max_depth=1_000))]
+    assert ("schema.unique-items", "/abv3_repo/tags/1") in found
+    assert ("schema.unique-items", "/abv3_repo/tags/2") not in found
 
 
 @pytest.mark.parametrize(

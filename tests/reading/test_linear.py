@@ -164,3 +164,32 @@ def test_the_readers_findings_past_the_limit_are_counted_not_kept(tmp_path: Path
     assert truncated == (
         "4990 more issue(s) in this file are not shown: 4990 error(s) (json.non-finite) (see --max-issues)"
     )
+
+
+@pytest.mark.parametrize("count", [200, 2_000])
+def test_unique_items_looks_at_each_item_a_bounded_number_of_times(count: int) -> None:
+    """Items are found again by their canonical form, never compared with every earlier item."""
+    import sys
+
+    from agentbeats_spec.checking import _keywords
+
+    tags: list[Any] = [{"name": f"t{index}", "weight": [index, 1.0]} for index in range(count)]
+    tags += [f"t{index}" for index in range(count)] + [{"weight": [0.0, 1], "name": "t0"}, "t0"]
+    validator = _schemas.validator(_schemas.BASE_URI + "abv3/agentbeats-toml.v1.json")
+    calls: Counter[str] = Counter()
+
+    def profile(frame: Any, event: str, _: Any) -> None:
+        if event == "call" and frame.f_code.co_filename == _keywords.__file__:
+            calls[frame.f_code.co_name] += 1
+
+    sys.setprofile(profile)
+    try:
+        found = list(_keywords.unique_items(validator, True, tags, {}))
+    finally:
+        sys.setprofile(None)
+    assert [(error.path[0], error.message) for error in found] == [
+        (2 * count, "an object with 2 member(s) repeats item 0; items must be unique"),
+        (2 * count + 1, "the string 't0' repeats item 200; items must be unique".replace("200", str(count))),
+    ]
+    # Each item costs a few calls (its key, a canonical form, a sort key per member), whatever the length.
+    assert sum(calls.values()) <= 5 * len(tags)

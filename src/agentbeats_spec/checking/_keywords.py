@@ -11,6 +11,7 @@ The verdicts are the same as the stock keywords'.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -159,23 +160,83 @@ def ecma_to_python(source: str) -> str:
 def unique_items(validator: Validator, unique: bool, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
     if not unique or not validator.is_type(instance, "array"):
         return
+    # Each item is looked up by its canonical form (linear time): the first of equal items is the one named.
+    first: dict[object, int] = {}
     for index, item in enumerate(instance):
-        for earlier in range(index):
-            if _deep_equal(instance[earlier], item):
-                yield ValidationError(
-                    f"{describe(item)} repeats item {earlier}; items must be unique",
-                    path=[index],
-                    instance=item,
-                )
-                break
+        key = _identity(item)
+        if key is None:
+            continue  # it holds a NaN, which equals nothing
+        earlier = first.setdefault(key, index)
+        if earlier != index:
+            yield ValidationError(
+                f"{describe(item)} repeats item {earlier}; items must be unique",
+                path=[index],
+                instance=item,
+            )
 
 
-def _deep_equal(left: Any, right: Any) -> bool:
-    if isinstance(left, dict) and isinstance(right, dict):
-        return left.keys() == right.keys() and all(_deep_equal(left[k], right[k]) for k in left)
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(map(_deep_equal, left, right))
-    return _equal(left, right)
+def _identity(item: Any) -> object:
+    """A key equal for two items exactly when they are equal JSON values; None for an item equal to nothing."""
+    if type(item) is str:
+        return item  # the common case (tags): the string itself, which no canonical form (a tuple) equals
+    text = canonical_json(item)
+    return None if text is None else (text,)
+
+
+def canonical_json(value: Any) -> str | None:
+    """One text for every JSON value equal to ``value`` as JSON Schema compares them: 1 and 1.0 alike, true
+    apart from 1, members in any order (sorted here); None when it holds a NaN, which equals nothing.
+
+    Built with a stack, not by recursion: an item may be as deep as the reader allows (``--max-depth``).
+    Numbers are written in hexadecimal (``int``'s, or ``float.hex`` for a fraction): no digit limit applies to
+    a huge integer, and an integral float is written as the integer it equals.
+    """
+    out: list[str] = []
+    pending: list[Any] = [value]
+    while pending:
+        node = pending.pop()
+        kind = type(node)
+        if kind is _Token or kind is str:
+            out.append(node if kind is _Token else json.dumps(node))
+        elif node is None or kind is bool:
+            out.append("null" if node is None else "true" if node else "false")
+        elif kind is int:
+            out.append(format(node, "x"))
+        elif kind is float:
+            if node != node:
+                return None
+            out.append(format(int(node), "x") if node.is_integer() else node.hex())
+        elif kind is list:
+            pending.append(_CLOSE_ARRAY)
+            for position in range(len(node) - 1, -1, -1):
+                pending.append(node[position])
+                if position:
+                    pending.append(_COMMA)
+            pending.append(_OPEN_ARRAY)
+        elif kind is dict:
+            pending.append(_CLOSE_OBJECT)
+            names = sorted(node, key=_sort_key)
+            for position in range(len(names) - 1, -1, -1):
+                name = names[position]
+                pending.append(node[name])
+                pending.append(_Token(json.dumps(name) + ":" if type(name) is str else f"?{name!r}:"))
+                if position:
+                    pending.append(_COMMA)
+            pending.append(_OPEN_OBJECT)
+        else:  # not a JSON value (a caller's own object): its type and repr, so that equal ones still match
+            out.append(f"?{kind.__qualname__}:{node!r}")
+    return "".join(out)
+
+
+class _Token(str):
+    """Text written as it is (punctuation, a member's name), where a plain string would be quoted."""
+
+
+_OPEN_ARRAY, _CLOSE_ARRAY, _OPEN_OBJECT, _CLOSE_OBJECT, _COMMA = map(_Token, "[]{},")
+
+
+def _sort_key(name: Any) -> str:
+    return name if type(name) is str else repr(name)
 
 
 def min_properties(validator: Validator, bound: int, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:

@@ -260,8 +260,7 @@ def check(
     the documents that are valid (tests/reading/test_engines.py checks that both agree). ``integral_floats``
     false: the caller knows ``data`` holds no float such as 1.0 (see :func:`fast_validator`).
     """
-    fast = fast_validator(schema_id, strict_integers_needed(schema_id, integral_floats))
-    if fast is not None and fast.is_valid(data):
+    if _fast_verdict(schema_id, data, integral_floats):
         return
     yield from reference_findings(schema_id, data, prefix)
 
@@ -284,16 +283,28 @@ def reference_findings(schema_id: str, data: Any, prefix: tuple[str, ...] = ()) 
 def valid_by_fast_engine(schema_id: str, data: Any, integral_floats: IntegralFloats = True) -> bool:
     """Whether jsonschema-rs, where it is installed, finds ``data`` valid (False: invalid, or no such engine;
     then :func:`reference_findings` says what is wrong)."""
-    fast = fast_validator(schema_id, strict_integers_needed(schema_id, integral_floats))
-    return fast is not None and bool(fast.is_valid(data))
+    return _fast_verdict(schema_id, data, integral_floats) is True
 
 
 def invalid(schema_id: str, data: Any, integral_floats: IntegralFloats = True) -> bool:
     """Whether ``data`` has a schema error, asked of the fastest engine there is (no error is built)."""
-    fast = fast_validator(schema_id, strict_integers_needed(schema_id, integral_floats))
-    if fast is not None:
-        return not fast.is_valid(data)
+    verdict = _fast_verdict(schema_id, data, integral_floats)
+    if verdict is not None:
+        return not verdict
     return next(validator(schema_id).iter_errors(data), None) is not None
+
+
+def _fast_verdict(schema_id: str, data: Any, integral_floats: IntegralFloats) -> bool | None:
+    """jsonschema-rs's verdict on ``data``; None where it is not installed or cannot tell. It gives up with a
+    ValueError ("Recursion limit reached") on two items nested deeper than 255 levels under ``uniqueItems``, which
+    the reader lets through (up to ``--max-depth``): python-jsonschema, whose keyword is iterative, judges those."""
+    fast = fast_validator(schema_id, strict_integers_needed(schema_id, integral_floats))
+    if fast is None:
+        return None
+    try:
+        return bool(fast.is_valid(data))
+    except ValueError:
+        return None
 
 
 def _finding(error: ValidationError, prefix: tuple[str, ...]) -> Finding:
