@@ -484,7 +484,7 @@ def markdown(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
     skipped = f", {report.skipped} other file(s) skipped" if report.skipped else ""
     out.write(f"{report.checked} file(s) checked{skipped}; {errors} error(s), {warnings} warning(s), {notes} info\n")
     used = _configuration(options)
-    out.write(f"\nConfiguration: `{_markdown_code(used)}`\n" if used is not None else "\nNo configuration file.\n")
+    out.write(f"\nConfiguration: {_markdown_code(used)}\n" if used is not None else "\nNo configuration file.\n")
     if report.kinds:
         out.write("\n| kind | files |\n| --- | ---: |\n")
         out.writelines(f"| {_markdown(kind)} | {count} |\n" for kind, count in report.kinds)
