@@ -579,7 +579,7 @@ def _validate(arguments: argparse.Namespace) -> int:
     arguments.paths = [path for path in arguments.paths if not arguments.configuration.excluded(path)]
     kind = get_kind(arguments.kind) if arguments.kind else None
     progress = _progress(arguments)
-    settings = current().with_allow(_allow_list(None) if arguments.secrets else None)
+    settings = current().with_allow(_validate_allow(arguments))
     settings = settings.with_verify_artifacts(arguments.verify_artifacts)
     cache = _verdict_cache(arguments, settings)
     with applied(settings):
@@ -609,7 +609,7 @@ def _validate_stdin(arguments: argparse.Namespace) -> int:
     raw = sys.stdin.buffer.read(limit + 1)
     if len(raw) > limit:
         raise SpecError(f"standard input holds more than --max-file-size ({limit} bytes)")
-    settings = current().with_allow(_allow_list(None) if arguments.secrets else None)
+    settings = current().with_allow(_validate_allow(arguments))
     with applied(settings):
         examined = examine_source(raw, kind)
         issues = tuple(attrs.evolve(issue, file=STDIN_NAME) for issue in examined.issues)
@@ -642,7 +642,7 @@ def _validate_on_dask(arguments: argparse.Namespace) -> int:
     from .distributed import check_on_cluster  # lazy: it imports dask, an optional dependency
 
     show = arguments.format == "text" and not arguments.quiet and sys.stderr.isatty()
-    settings = current().with_allow(_allow_list(None) if arguments.secrets else None)
+    settings = current().with_allow(_validate_allow(arguments))
     with applied(settings.with_verify_artifacts(arguments.verify_artifacts)):
         report = check_on_cluster(
             arguments.dask, [str(path) for path in arguments.paths], arguments.kind, workers=arguments.jobs,
@@ -655,11 +655,14 @@ def _verdict_cache(arguments: argparse.Namespace, settings: Settings) -> Verdict
     """The verdict cache of a validate run (None without one); one asked for inside a checked folder: SpecError."""
     if arguments.no_cache:
         return None
+    allow = settings.allow
+    if allow is not None and not allow.lasting:  # its fingerprints are this run's alone: no verdict outlives it
+        return None
     options = {
         "kind": arguments.kind,
         "limits": attrs.astuple(settings.limits),
         "follow_symlinks": arguments.follow_symlinks,
-        "secrets": sorted(settings.allow.fingerprints) if settings.allow is not None else None,
+        "secrets": [sorted(allow.fingerprints), allow.identity()] if allow is not None else None,
         "verify_artifacts": settings.verify_artifacts,
     }
     from .walk import _cache  # lazy: hashlib and tempfile, which --no-cache never needs (start-up time)
@@ -700,14 +703,29 @@ def _scan(arguments: argparse.Namespace) -> int:
     return _report(report, arguments)
 
 
-def _allow_list(path: Path | None) -> AllowList:
-    from .credentials._scan import read_allow_list  # lazy: validate without --secrets never imports the scanner
+def _validate_allow(arguments: argparse.Namespace) -> AllowList | None:
+    """The allow-list of ``validate --secrets`` (None without ``--secrets``): the fingerprints in its messages are
+    keyed as the allow-list's, else as the baseline's when one is named, so that a baseline matches them again."""
+    if not arguments.secrets:
+        return None
+    baseline: Path | None = getattr(arguments, "issue_baseline", None) or getattr(arguments, "write_baseline", None)
+    return _allow_list(None, baseline)
+
+
+def _allow_list(path: Path | None, baseline: Path | None = None) -> AllowList:
+    """The allow-list named (else ``./agentbeats-secrets.allow`` if present), with the key beside it. Without
+    one, the key beside ``baseline`` (a baseline of issues whose messages hold fingerprints), else a key for this
+    run alone: a fingerprint that outlives the run needs a key kept in a file, and one is made only beside a file
+    the user named or placed."""
+    from .credentials import _keys, _scan  # lazy: validate without --secrets never imports the scanner
 
     if path is None and not os.path.lexists(ALLOW_LIST):
-        return AllowList()
+        if baseline is None:
+            return AllowList()
+        return AllowList(key=_keys.read_or_make(_keys.beside(baseline)), lasting=True)
     named = ALLOW_LIST if path is None else path
     try:
-        return read_allow_list(named)
+        return _scan.read_allow_list(named)
     except (OSError, UnicodeDecodeError) as error:
         raise SpecError(f"cannot read the allow-list {shown(named)}: {error}") from None
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 from pathlib import Path
 from typing import Any
@@ -14,8 +16,7 @@ from hypothesis import strategies as st
 from agentbeats_spec import redact, scan
 from agentbeats_spec.cli import main
 from agentbeats_spec.credentials._redact import redact_file
-from agentbeats_spec.credentials._scan import fingerprint
-from agentbeats_spec.credentials._vocabulary import is_credential_name_for_scan, is_credential_name_for_writer
+from agentbeats_spec._vocabulary import is_credential_name_for_scan, is_credential_name_for_writer
 
 from ..properties.test_toml_properties import Emitter
 
@@ -155,7 +156,7 @@ def test_allow_listed_and_evaluation_fact_findings_are_left(tmp_path: Path) -> N
     other = "ghp_" + "B" * 36
     path.write_text(json.dumps({"final_answer": f"key {OPENAI}", "meta": {"a": other, "b": f"x {OPENAI}"}}))
     allow = tmp_path / "agentbeats-secrets.allow"
-    allow.write_text(fingerprint(other) + "\n")
+    allow.write_text(keyed(allow, other) + "\n")
     assert main(["redact", "--in-place", "--allow-list", str(allow), str(path)]) == 1  # a fact still holds one
     assert json.loads(path.read_text()) == {"final_answer": f"key {OPENAI}", "meta": {"a": other, "b": "x ********"}}
     (left,) = scan(path, allow_list=allow)
@@ -299,3 +300,10 @@ def test_a_private_key_in_a_text_file_is_found_and_redacted_whole(tmp_path: Path
     assert f"a private key block: ----…({len(key)} characters)" in found[0].message
     redacted, _, _ = redact_file(path, path.read_bytes())
     assert redacted == b"before\n  ********\nafter ********\n******** (cut)\n"
+
+
+def keyed(allow: Path, secret: str) -> str:
+    """The fingerprint of ``secret`` under a key placed beside the allow-list (as a team keeps one)."""
+    key = bytes(range(32))
+    (allow.parent / (allow.name + ".key")).write_text(key.hex() + "\n")
+    return hmac.new(key, secret.encode(), hashlib.sha256).hexdigest()[:16]

@@ -11,7 +11,9 @@ import pytest
 
 from agentbeats_spec import from_dict, redact, scan, to_dict, validate
 from agentbeats_spec.cli import main
-from agentbeats_spec.credentials._scan import fingerprint
+from agentbeats_spec._settings import legacy_fingerprint
+
+from .test_redact import keyed
 
 from ..conftest import TASK_DIR, VALID
 
@@ -102,9 +104,18 @@ def test_an_allow_list_silences_reviewed_findings(tmp_path: Path) -> None:
     path = tmp_path / "result.json"
     path.write_text(json.dumps({"api_key": OPENAI, "other": "ghp_" + "B" * 36}))
     allow = tmp_path / "agentbeats-secrets.allow"
-    allow.write_text(f"# reviewed: a revoked test key\n{fingerprint(OPENAI)}  # revoked 2026-08-01\n")
+    allow.write_text(f"# reviewed: a revoked test key\n{keyed(allow, OPENAI)}  # revoked 2026-08-01\n")
     found = scan(path, allow_list=allow)
     assert [issue.pointer for issue in found] == ["/other"]
+
+
+def test_an_old_allow_list_of_unkeyed_fingerprints_still_silences_what_it_names(tmp_path: Path) -> None:
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps({"api_key": OPENAI, "other": "ghp_" + "B" * 36}))
+    allow = tmp_path / "agentbeats-secrets.allow"
+    allow.write_text(f"{legacy_fingerprint(OPENAI)}\n")  # as releases before keyed fingerprints printed it
+    (found,) = scan(path, allow_list=allow)
+    assert found.pointer == "/other" and legacy_fingerprint("ghp_" + "B" * 36) not in found.message  # keyed now
 
 
 def test_the_cli_never_prints_a_secret(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

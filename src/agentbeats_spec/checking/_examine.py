@@ -217,18 +217,22 @@ def issues_of(
     """
     if not findings:
         return []
+    from .._vocabulary import masked  # lazy: a file without issues never compiles the patterns
+
     issues = []
     for (line, column), finding in zip(places(document, findings), findings, strict=True):
         issues.append(
             Issue(
                 file=file,
                 kind=kind.name if kind else None,
-                pointer=finding.pointer,
+                # Placed first, then masked: a pointer through a member named by a token, or a message quoting a
+                # value that no builder passed through _text.shorten, shows the secret masked, never whole.
+                pointer=masked(finding.pointer),
                 line=line,
                 column=column,
                 severity=finding.severity,
                 code=finding.code,
-                message=finding.message,
+                message=masked(finding.message),
                 secret_id=finding.secret_id,
             )
         )
