@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from agentbeats_spec import redact, scan
 from agentbeats_spec import _vocabulary as vocabulary
+from agentbeats_spec import redact, scan
 from agentbeats_spec.records._persisted import mask_diagnostics, mask_text
 
 from ..conftest import ROOT

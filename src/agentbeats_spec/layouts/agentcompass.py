@@ -568,7 +568,9 @@ def _evidence_findings(entry: dict[str, Any], target: str, pointer: str) -> list
         return [_mismatch(join(pointer, "file_count"), f"{_destination(entry)} holds {held}", recorded)]
     if is_int(size) and size != found.size_bytes:
         recorded = f"size_bytes {size}"
-        return [_mismatch(join(pointer, "size_bytes"), f"{_destination(entry)} holds {found.size_bytes} byte(s)", recorded)]
+        return [
+            _mismatch(join(pointer, "size_bytes"), f"{_destination(entry)} holds {found.size_bytes} byte(s)", recorded)
+        ]
     if not isinstance(digest, str) or not current().verify_artifacts:
         return []
     actual = found.sha256()
