@@ -311,7 +311,7 @@ TABLE: tuple[Code, ...] = (
     ),
     Code("io.issues-truncated", "warning", "More issues than the per-file limit; the rest are counted, not shown."),
     Code("security.secret", "error",
-        "A credential in a file: a credential member's value, or a string shaped like a key or token.",
+        "A credential in a file: a credential member's value, or a string or a member name shaped like a key or token.",
     ),
 )
 # fmt: on

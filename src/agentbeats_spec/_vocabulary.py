@@ -388,9 +388,13 @@ def mask(secret: str) -> str:
     return f"{shown}…({length})"
 
 
-def masked(text: str) -> str:
+def masked(text: str, named: str | None = None) -> str:
     """The text with every credential shape in it replaced by its mask: the one masking of values that messages
-    quote (a ``status`` or a member name holding a token), whatever builds the message."""
+    quote (a ``status`` or a member name holding a token), whatever builds the message. ``named``: the value of a
+    credential member (a secret by its name, whatever its shape), masked where the text quotes it (``'hunter2'``,
+    whole or cut short as ``_text.quote`` cuts it)."""
+    if named is not None and not is_placeholder(named):
+        text = _quotes_masked(text, named)
     spans = shape_matches(text)
     if not spans:
         return text
@@ -399,6 +403,28 @@ def masked(text: str) -> str:
         parts += [text[last:start], mask(text[start:end])]
         last = end
     return "".join([*parts, text[last:]])
+
+
+def _quotes_masked(text: str, value: str) -> str:
+    """The text with every quote of ``value`` as ``repr`` writes it (whole, or its first characters then ``…``)
+    replaced by the quoted mask. Only quotes are looked for, so a short value is never masked inside other words."""
+    quoted = repr(value)
+    mark, body = quoted[0], quoted[1:-1]
+    parts, last, start = [], 0, text.find(mark)
+    while start >= 0:
+        inner = start + 1
+        cut = text.find("…" + mark, inner, inner + len(body) + 1)
+        if text.startswith(body + mark, inner):
+            end = inner + len(body) + 1
+        elif cut - inner >= min(3, len(body)) and body.startswith(text[inner:cut]):
+            end = cut + 2
+        else:
+            start = text.find(mark, start + 1)
+            continue
+        parts += [text[last:start], repr(mask(value))]
+        last = end
+        start = text.find(mark, end)
+    return "".join([*parts, text[last:]]) if parts else text
 
 
 def shape_matches(

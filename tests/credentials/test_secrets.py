@@ -237,3 +237,24 @@ def test_a_member_named_by_a_secret_is_a_finding_at_that_member_never_showing_it
 def test_a_secret_named_member_is_found_once_however_often_its_name_repeats() -> None:
     found = scan({"calls": [{OPENAI: 1}, {OPENAI: 2}, {"ok": 3}]})
     assert [issue.pointer for issue in found] == ["/calls/0/sk-p…(48 characters)", "/calls/1/sk-p…(48 characters)"]
+
+
+def test_a_message_quoting_the_value_of_a_credential_member_masks_it() -> None:
+    """A secret found by its member's name alone has no shape to find in a message: the message masks the value
+    its pointer names wherever it quotes it (whole, or cut short as values are), and only there."""
+    from agentbeats_spec._issues import Finding
+    from agentbeats_spec._text import quote
+    from agentbeats_spec.checking._examine import issues_of
+    from agentbeats_spec.reading._documents import from_data
+
+    value = "hunter2-correct-horse-battery-staple-" * 3
+    document = from_data({"db": {"password": value, "user": "hunter2"}})
+    findings = [
+        Finding("/db/password", "schema.type", f"expected a number; found the string {quote(value)}"),
+        Finding("/db/password", "schema.type", f"expected a number; found {value!r}"),
+        Finding("/db/user", "schema.type", "expected a number; found 'hunter2'"),
+    ]
+    cut, whole, other = (issue.message for issue in issues_of(document, findings, None, None))
+    assert cut == "expected a number; found the string 'hunt…(111 characters)'"
+    assert whole == "expected a number; found 'hunt…(111 characters)'"
+    assert other == "expected a number; found 'hunter2'"  # not a credential's member: nothing to mask
