@@ -359,6 +359,8 @@ _NEEDS: dict[str, tuple[str, ...]] = {
 SCAN_SHAPES: tuple[Shape, ...] = tuple(shape._replace(needs=_NEEDS[shape.what]) for shape in _SHAPES)
 # Shorter strings and lines are not searched by the scan: no shape fits in fewer characters (JWT=abc).
 SCAN_SHORTEST = 7
+# Whether a (lower-cased) text holds what any shape needs: one search where most texts hold none.
+_ANY_NEEDED = re.compile("|".join(sorted({re.escape(needed) for shape in SCAN_SHAPES for needed in shape.needs})))
 
 # The writer's masking of free text (issue messages, execution_diagnostics; utils/redaction.py), in its order:
 # broader than the scan (any "key=value" secret, any bearer token), as a writer may hide more than is reported.
@@ -441,6 +443,8 @@ def shape_matches(
     if len(text) < SCAN_SHORTEST:
         return []
     lowered = text.lower()
+    if _ANY_NEEDED.search(lowered) is None:
+        return []  # the common case: one search, not one per shape (a member name, a short value)
     shapes = [
         rank
         for rank, shape in enumerate(SCAN_SHAPES)

@@ -88,6 +88,10 @@ def secrets_in(value: Any, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Secre
     yield from _walk(value, (), allow, fact=False, names={})
 
 
+# How many member names a scan remembers the search of: a document's names are few and repeat in every item.
+_NAMES_KEPT = 4096
+
+
 def _walk(
     value: Any, path: tuple[str, ...], allow: AllowList, *, fact: bool, names: dict[str, list[tuple[int, int, int]]]
 ) -> Iterator[Secret]:
@@ -98,7 +102,9 @@ def _walk(
             in_fact = fact or key in EVALUATION_FACTS
             spans = names.get(key)
             if spans is None:
-                spans = names[key] = _shape_spans(key, allow)
+                spans = _shape_spans(key, allow)
+                if len(names) < _NAMES_KEPT:  # a document of a million distinct names keeps no million entries
+                    names[key] = spans
             for start, end, rank in spans:
                 shape = SCAN_SHAPES[rank]
                 what = f"the member's name holds what looks like {shape.what}"
