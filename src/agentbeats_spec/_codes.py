@@ -316,7 +316,7 @@ TABLE: tuple[Code, ...] = (
         when="error when it counts an error (or schema errors not looked at), info when it counts only info",
     ),
     Code("security.secret", "error",
-        "A credential in a file: a credential member's value, or a string shaped like a key or token.",
+        "A credential in a file: a credential member's value, or a string or a member name shaped like a key or token.",
     ),
 )
 # fmt: on

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -26,6 +27,7 @@ import attrs
 
 from ._issues import Issue, SpecError
 from .checking._collect import Report
+from .reading import _documents
 from .reading._trusted import read_trusted
 
 FORMAT = "agentbeats-spec-baseline"
@@ -73,23 +75,37 @@ class Known:
 
 
 def read(path: Path) -> Known:
-    """A baseline file: a missing or malformed one is a usage error naming it."""
+    """A baseline file: a missing or malformed one is a usage error naming it (with its line and column where the
+    text is at fault), whatever it holds: nesting past --max-depth is a fault of the file like any other."""
     try:
         # never a FIFO or a device, bounded; never one another user could have written (Untrusted: exit 2)
-        data = json.loads(read_trusted(path, "baseline", follow=True).decode("utf-8"))
+        raw = read_trusted(path, "baseline", follow=True)
     except FileNotFoundError:
         raise SpecError(f"no baseline {path}: write one with --write-baseline {path}") from None
-    except (OSError, UnicodeDecodeError, ValueError) as error:
+    except OSError as error:
         raise SpecError(f"cannot read the baseline {path}: {error}") from None
+    document = _documents.read(raw, "json")
+    if not document.readable:
+        first = next((finding for finding in document.findings if finding.severity == "error"), None)
+        where = f":{first.line}:{first.column}" if first is not None and first.line else ""
+        reason = first.message if first is not None else "not a JSON document"
+        raise SpecError(f"{path}{where}: not an agentbeats-spec baseline: {reason}")
+    data = document.data
     entries = data.get("issues") if isinstance(data, dict) and data.get(FORMAT) == VERSION else None
     if not isinstance(entries, list) or not all(
-        isinstance(entry, dict) and isinstance(entry.get("fingerprint"), str) for entry in entries
+        isinstance(entry, dict)
+        and isinstance(entry.get("fingerprint"), str)
+        and _FINGERPRINT.fullmatch(entry["fingerprint"])
+        for entry in entries
     ):
         raise SpecError(
             f'{path} is not an agentbeats-spec baseline: expected an object with "{FORMAT}": {VERSION} and "issues", '
-            "a list of objects with a fingerprint, as --write-baseline writes it"
+            "a list of objects with a fingerprint (16 hexadecimal digits), as --write-baseline writes it"
         )
     return Known(path, Counter(entry["fingerprint"] for entry in entries))
+
+
+_FINGERPRINT = re.compile("[0-9a-f]{16}")
 
 
 def written(issues: Iterable[Issue], path: Path) -> bytes:

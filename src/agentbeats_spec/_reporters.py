@@ -207,7 +207,11 @@ class _SourceLines:
         found = self.last
         if found is None:
             return None
-        return found.rstrip("\r\n").lstrip("\ufeff") if number == 1 else found.rstrip("\r\n")
+        line = found.rstrip("\r\n").lstrip("\ufeff") if number == 1 else found.rstrip("\r\n")
+        from ._vocabulary import shape_matches  # lazy: only a report that shows a line compiles the patterns
+
+        # A line holding a credential shape is never shown either, with or without the scan: messages mask it.
+        return None if shape_matches(line) else line
 
     def close(self) -> None:
         if self.stream is not None:

@@ -8,6 +8,8 @@ import the scanner (``credentials``), which a run without ``--secrets`` never lo
 from __future__ import annotations
 
 import contextvars
+import os
+import re
 from collections.abc import Callable
 
 import attrs
@@ -36,31 +38,70 @@ class Limits:
                 raise ValueError(f"{name} must be at least 1")
 
 
-def fingerprint(secret: str) -> str:
-    """How a finding is named without showing it: the first 16 hex digits of the secret's SHA-256."""
+def legacy_fingerprint(secret: str) -> str:
+    """What releases before keyed fingerprints named a secret by: the first 16 hex digits of its SHA-256, unkeyed.
+
+    An allow-list entry of this form still allows its secret, so old lists keep working; it is never printed, since
+    anyone can test a guessed password against it.
+    """
     import hashlib  # only a secret scan needs it: a plain validate does not pay for loading OpenSSL
 
     return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
+def _new_key() -> bytes:
+    return os.urandom(KEY_BYTES)
+
+
+KEY_BYTES = 32
+# An allow-list entry: a fingerprint, keyed or (from older releases) not, as the scan prints it.
+_ENTRY = re.compile("[0-9a-f]{16}")
+
+
 @attrs.frozen
 class AllowList:
-    """Fingerprints of findings a person has reviewed and accepted, one per line (``#`` starts a comment)."""
+    """Fingerprints of findings a person has reviewed and accepted, one per line (``#`` starts a comment), and the
+    key every fingerprint of the run is made with.
+
+    A fingerprint is the first 16 hex digits of the HMAC-SHA-256 of the secret under ``key``: without the key, no
+    guess at a secret can be tested against a fingerprint in a public log. ``lasting``: the key is kept in a file
+    (beside the allow-list or the baseline), so that a fingerprint names the same secret in the next run; otherwise
+    it was made for this run alone.
+    """
 
     fingerprints: frozenset[str] = frozenset()
+    key: bytes = attrs.field(factory=_new_key, repr=False)
+    lasting: bool = False
 
     @classmethod
     def parse(cls, text: str) -> AllowList:
-        """The fingerprints of an allow-list's text (the file is read by ``credentials.read_allow_list``)."""
+        """The fingerprints of an allow-list's text (the file is read by ``credentials.read_allow_list``);
+        ``ValueError`` naming the line of an entry that is no fingerprint."""
         found = set()
-        for line in text.splitlines():
+        for number, line in enumerate(text.splitlines(), 1):
             entry = line.split("#", 1)[0].strip().lower()
-            if entry:
-                found.add(entry)
+            if not entry:
+                continue
+            if _ENTRY.fullmatch(entry) is None:
+                raise ValueError(f"line {number}: expected a fingerprint (16 hexadecimal digits) or a # comment")
+            found.add(entry)
         return cls(frozenset(found))
 
+    def fingerprint(self, secret: str) -> str:
+        """How a finding names its secret without showing it: keyed, so only the key's holder can test a guess."""
+        import hashlib
+        import hmac
+
+        return hmac.new(self.key, secret.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:16]
+
     def allows(self, secret: str) -> bool:
-        return fingerprint(secret) in self.fingerprints
+        if not self.fingerprints:
+            return False
+        return self.fingerprint(secret) in self.fingerprints or legacy_fingerprint(secret) in self.fingerprints
+
+    def identity(self) -> str:
+        """What tells this key from another without saying anything of it (the verdict cache's options)."""
+        return self.fingerprint("agentbeats-spec: the key's identity")
 
 
 @attrs.frozen

@@ -606,7 +606,7 @@ def _validate(arguments: argparse.Namespace) -> int:
         return _ended(arguments, f"every path named is excluded: {', '.join(map(str, named))} (see --allow-empty)")
     kind = get_kind(arguments.kind) if arguments.kind else None
     progress = _progress(arguments)
-    settings = current().with_allow(_allow_list(None, arguments) if arguments.secrets else None)
+    settings = current().with_allow(_validate_allow(arguments))
     settings = settings.with_verify_artifacts(arguments.verify_artifacts)
     cache = _verdict_cache(arguments, settings)
     with applied(settings):
@@ -636,7 +636,7 @@ def _validate_stdin(arguments: argparse.Namespace) -> int:
     raw = sys.stdin.buffer.read(limit + 1)
     if len(raw) > limit:
         raise SpecError(f"standard input holds more than --max-file-size ({limit} bytes)")
-    settings = current().with_allow(_allow_list(None, arguments) if arguments.secrets else None)
+    settings = current().with_allow(_validate_allow(arguments))
     with applied(settings):
         examined = examine_source(raw, kind)
         issues = tuple(attrs.evolve(issue, file=STDIN_NAME) for issue in examined.issues)
@@ -669,7 +669,7 @@ def _validate_on_dask(arguments: argparse.Namespace) -> int:
     from .distributed import check_on_cluster  # lazy: it imports dask, an optional dependency
 
     show = arguments.format == "text" and not arguments.quiet and sys.stderr.isatty()
-    settings = current().with_allow(_allow_list(None, arguments) if arguments.secrets else None)
+    settings = current().with_allow(_validate_allow(arguments))
     with applied(settings.with_verify_artifacts(arguments.verify_artifacts)):
         report = check_on_cluster(
             arguments.dask, [str(path) for path in arguments.paths], arguments.kind, workers=arguments.jobs,
@@ -682,11 +682,14 @@ def _verdict_cache(arguments: argparse.Namespace, settings: Settings) -> Verdict
     """The verdict cache of a validate run (None without one); one asked for inside a checked folder: SpecError."""
     if arguments.no_cache:
         return None
+    allow = settings.allow
+    if allow is not None and not allow.lasting:  # its fingerprints are this run's alone: no verdict outlives it
+        return None
     options = {
         "kind": arguments.kind,
         "limits": attrs.astuple(settings.limits),
         "follow_symlinks": arguments.follow_symlinks,
-        "secrets": sorted(settings.allow.fingerprints) if settings.allow is not None else None,
+        "secrets": [sorted(allow.fingerprints), allow.identity()] if allow is not None else None,
         "verify_artifacts": settings.verify_artifacts,
         "exclude": [str(config.root), *config.exclude] if (config := arguments.configuration).exclude else None,
     }
@@ -728,24 +731,36 @@ def _scan(arguments: argparse.Namespace) -> int:
     return _report(report, arguments)
 
 
-def _allow_list(path: Path | None, arguments: argparse.Namespace) -> AllowList:
-    """The allow-list named, else ./agentbeats-secrets.allow when settings are looked for (``_discovering``) and
-    it is there: one that another user owns or others may write is refused when named (exit 2) and, when found,
-    not used (one warning)."""
-    from .credentials._scan import read_allow_list  # lazy: validate without --secrets never imports the scanner
+def _validate_allow(arguments: argparse.Namespace) -> AllowList | None:
+    """The allow-list of ``validate --secrets`` (None without ``--secrets``): the fingerprints in its messages are
+    keyed as the allow-list's, else as the baseline's when one is named, so that a baseline matches them again."""
+    if not arguments.secrets:
+        return None
+    baseline: Path | None = getattr(arguments, "issue_baseline", None) or getattr(arguments, "write_baseline", None)
+    return _allow_list(None, arguments, baseline)
 
-    if path is None and (not _discovering(arguments) or not os.path.lexists(ALLOW_LIST)):
+
+def _allow_list(path: Path | None, arguments: argparse.Namespace, baseline: Path | None = None) -> AllowList:
+    """The allow-list named, else ./agentbeats-secrets.allow when settings are looked for (``_discovering``) and
+    it is there, with the key beside it: one that another user owns or others may write is refused when named
+    (exit 2) and, when found, not used (one warning). Without one, the key beside ``baseline`` (a baseline of
+    issues whose messages hold fingerprints), else a key for this run alone: a fingerprint that outlives the run
+    needs a key kept in a file, and one is made only beside a file the user named or placed."""
+    from .credentials import _keys, _scan  # lazy: validate without --secrets never imports the scanner
+
+    if path is not None or (_discovering(arguments) and os.path.lexists(ALLOW_LIST)):
+        named = ALLOW_LIST if path is None else path
+        try:
+            return _scan.read_allow_list(named)
+        except Untrusted as untrusted:
+            if path is not None:
+                raise
+            warn_on_stderr(untrusted.passed_over())
+        except (OSError, UnicodeDecodeError) as error:
+            raise SpecError(f"cannot read the allow-list {shown(named)}: {error}") from None
+    if baseline is None:
         return AllowList()
-    named = ALLOW_LIST if path is None else path
-    try:
-        return read_allow_list(named)
-    except Untrusted as untrusted:
-        if path is not None:
-            raise
-        warn_on_stderr(untrusted.passed_over())
-        return AllowList()
-    except (OSError, UnicodeDecodeError) as error:
-        raise SpecError(f"cannot read the allow-list {shown(named)}: {error}") from None
+    return AllowList(key=_keys.read_or_make(_keys.beside(baseline)), lasting=True)
 
 
 def _report(

@@ -15,7 +15,7 @@ import attrs
 import pytest
 
 from agentbeats_spec import Limits, validate
-from agentbeats_spec._settings import AllowList, Settings, applied, current, fingerprint
+from agentbeats_spec._settings import AllowList, Settings, applied, current
 from agentbeats_spec.layouts import plan
 from agentbeats_spec.walk._units import run_units
 
@@ -74,7 +74,8 @@ def test_the_one_value_travels_to_a_worker_process_whole(tmp_path: Path) -> None
     result.write_text(json.dumps(data, indent=2))
     units = plan([run]).units
     scanning = Settings(Limits(shown_length=12), AllowList())
-    allowing = Settings(Limits(shown_length=12), AllowList(frozenset({fingerprint(secret)})))
+    key = scanning.allow.key if scanning.allow is not None else b""
+    allowing = Settings(Limits(shown_length=12), AllowList(frozenset({AllowList(key=key).fingerprint(secret)}), key))
     assert pickle.loads(pickle.dumps(scanning)) == scanning
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
         there = {settings: pool.submit(run_units, units, settings).result() for settings in (scanning, allowing)}

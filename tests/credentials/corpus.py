@@ -16,6 +16,7 @@ comparison with detect-secrets 1.5.0 that docs/security.md shows (``test_corpus.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import random
 import string
@@ -23,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+
+from agentbeats_spec import Issue
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "secrets"
 MANIFEST = "cases.json"
@@ -297,6 +300,16 @@ def detect_secrets_findings(path: Path) -> list[tuple[int, str]]:
         return sorted({(secret.line_number, secret.type) for _, secret in collection})
 
 
+def sha1(secret: str) -> str:
+    """What a finding names its secret by in a .secrets.baseline (its printed fingerprint is keyed: see _keys)."""
+    return hashlib.sha1(secret.encode("utf-8")).hexdigest()
+
+
+def secret_hash(issue: Issue) -> str:
+    assert issue.secret_id is not None
+    return issue.secret_id[1]
+
+
 def verdict(case: Case, secrets_found: int, flagged: list[str]) -> str:
     """One cell of the comparison: a positive found, partly found or missed; a negative clean or flagged."""
     if case.label == "negative":
@@ -309,15 +322,14 @@ def verdict(case: Case, secrets_found: int, flagged: list[str]) -> str:
 def comparison(folder: Path = CORPUS) -> str:
     """The table docs/security.md shows: each case, and what agentbeats-spec and detect-secrets 1.5.0 make of it."""
     from agentbeats_spec import scan
-    from agentbeats_spec._settings import fingerprint
 
     rows = ["| case | what it holds | agentbeats-spec | detect-secrets 1.5.0 |", "| --- | --- | --- | --- |"]
     totals = {"ours": [0, 0], "theirs": [0, 0]}  # positives found, negatives flagged
     for case in cases():
         path = folder / case.path
         issues = [issue for issue in scan(path) if issue.code == "security.secret"]
-        wanted = [fingerprint(secret) for secret in case.secrets]
-        reported = [issue.message.rsplit("fingerprint ", 1)[1][:16] for issue in issues]
+        wanted = [sha1(secret) for secret in case.secrets]
+        reported = [secret_hash(issue) for issue in issues]
         ours = sum(min(wanted.count(f), reported.count(f)) for f in set(wanted))
         theirs_found = detect_secrets_findings(path)
         lines = {line for line, _ in theirs_found}

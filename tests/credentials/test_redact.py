@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 from pathlib import Path
 from typing import Any
@@ -12,10 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentbeats_spec import redact, scan
+from agentbeats_spec._vocabulary import is_credential_name_for_scan, is_credential_name_for_writer
 from agentbeats_spec.cli import main
 from agentbeats_spec.credentials._redact import redact_file
-from agentbeats_spec.credentials._scan import fingerprint
-from agentbeats_spec.credentials._vocabulary import is_credential_name_for_scan, is_credential_name_for_writer
 
 from ..properties.test_toml_properties import Emitter
 
@@ -155,7 +156,7 @@ def test_allow_listed_and_evaluation_fact_findings_are_left(tmp_path: Path) -> N
     other = "ghp_" + "B" * 36
     path.write_text(json.dumps({"final_answer": f"key {OPENAI}", "meta": {"a": other, "b": f"x {OPENAI}"}}))
     allow = tmp_path / "agentbeats-secrets.allow"
-    allow.write_text(fingerprint(other) + "\n")
+    allow.write_text(keyed(allow, other) + "\n")
     assert main(["redact", "--in-place", "--allow-list", str(allow), str(path)]) == 1  # a fact still holds one
     assert json.loads(path.read_text()) == {"final_answer": f"key {OPENAI}", "meta": {"a": other, "b": "x ********"}}
     (left,) = scan(path, allow_list=allow)
@@ -299,3 +300,47 @@ def test_a_private_key_in_a_text_file_is_found_and_redacted_whole(tmp_path: Path
     assert f"a private key block: ----…({len(key)} characters)" in found[0].message
     redacted, _, _ = redact_file(path, path.read_bytes())
     assert redacted == b"before\n  ********\nafter ********\n******** (cut)\n"
+
+
+# --- members named by a secret ----------------------------------------------------------------------------------
+
+
+def test_a_member_named_by_a_secret_is_renamed_and_keeps_its_value() -> None:
+    document = {"usage": {OPENAI: {"calls": 3}, "ok": 1}}
+    assert redact(document) == {"usage": {"********": {"calls": 3}, "ok": 1}}
+    assert scan(redact(document)) == []
+
+
+def test_renamed_members_stay_unique_in_their_object() -> None:
+    github = "ghp_" + "A" * 36
+    document = {"********": "was already there", OPENAI: 1, github: 2, "********-2": 3}
+    redacted = redact(document)
+    assert list(redacted) == ["********", "********-3", "********-4", "********-2"]
+    assert list(redacted.values()) == ["was already there", 1, 2, 3]
+
+
+def test_a_json_file_with_a_secret_named_member_is_redacted_in_place_and_stays_valid(tmp_path: Path) -> None:
+    path = tmp_path / "result.json"
+    github, bearer = "ghp_" + "A" * 36, "Bearer " + "e4F" * 8
+    path.write_text(f'{{\n  "meta": {{"{OPENAI}": {{"key": "{bearer}"}}, "{github}": 2}},\n  "n": 1\n}}')
+    redacted = redact_file(path, path.read_bytes())[0].decode()
+    assert redacted == '{\n  "meta": {"********": {"key": "Bearer ********"}, "********-2": 2},\n  "n": 1\n}'
+    assert json.loads(redacted) == {"meta": {"********": {"key": "Bearer ********"}, "********-2": 2}, "n": 1}
+
+
+def test_a_toml_file_with_a_secret_in_a_key_is_refused_not_half_redacted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "agentbeats.toml"
+    path.write_text(f'[keys]\n"{OPENAI}" = 1\n')
+    assert main(["redact", "--in-place", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "TOML keys are not renamed; not redacted" in err and OPENAI not in err
+    assert path.read_text() == f'[keys]\n"{OPENAI}" = 1\n'
+
+
+def keyed(allow: Path, secret: str) -> str:
+    """The fingerprint of ``secret`` under a key placed beside the allow-list (as a team keeps one)."""
+    key = bytes(range(32))
+    (allow.parent / (allow.name + ".key")).write_text(key.hex() + "\n")
+    return hmac.new(key, secret.encode(), hashlib.sha256).hexdigest()[:16]

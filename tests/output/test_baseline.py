@@ -82,9 +82,14 @@ def test_each_entry_covers_one_issue_of_the_two_in_the_file(project: Path, capsy
     [
         (None, "agentbeats-spec: error: no baseline known.json: write one with --write-baseline known.json\n"),
         ("{}", 'agentbeats-spec: error: known.json is not an agentbeats-spec baseline: expected an object with '
-               '"agentbeats-spec-baseline": 1 and "issues", a list of objects with a fingerprint, as '
-               "--write-baseline writes it\n"),
-        ("[", "agentbeats-spec: error: cannot read the baseline known.json: "),
+               '"agentbeats-spec-baseline": 1 and "issues", a list of objects with a fingerprint (16 hexadecimal '
+               "digits), as --write-baseline writes it\n"),
+        ('{"agentbeats-spec-baseline": 1, "issues": [{"fingerprint": "not hex"}]}',
+         "agentbeats-spec: error: known.json is not an agentbeats-spec baseline: "),
+        ("[", "agentbeats-spec: error: known.json:1:2: not an agentbeats-spec baseline: "),
+        # Nesting no parser follows is a fault of the file like any other: one line, never exit 3 (RecursionError).
+        ("[" * 100_000 + "]" * 100_000,
+         "agentbeats-spec: error: known.json:1:513: not an agentbeats-spec baseline: nesting deeper than 512 levels"),
     ],
 )  # fmt: skip
 def test_a_missing_or_malformed_baseline_exits_2_before_checking(

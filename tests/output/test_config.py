@@ -298,12 +298,12 @@ def test_a_named_configuration_or_baseline_others_may_write_is_refused(
 
 
 def test_a_found_allow_list_others_may_write_is_not_used(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from agentbeats_spec.credentials._scan import fingerprint
+    from agentbeats_spec._settings import legacy_fingerprint  # an entry from before keyed fingerprints still counts
 
     secret = "sk-proj-" + "a1B2c3D4" * 5
     (project / "leak.txt").write_text(f"key: {secret}\n")
     allow = project / "agentbeats-secrets.allow"
-    allow.write_text(f"{fingerprint(secret)}\n")
+    allow.write_text(f"{legacy_fingerprint(secret)}\n")
     assert main(["scan", "leak.txt"]) == 0  # the user's own allow-list is used
     allow.chmod(0o666)
     capsys.readouterr()

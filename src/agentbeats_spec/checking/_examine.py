@@ -15,6 +15,7 @@ from .._text import quote
 from ..reading import _messages
 from ..reading._documents import Document, Syntax, unread
 from ..reading._nativejson import IntegralFloats
+from ..reading._pointers import to_path
 from . import _kinds, _schemas
 
 
@@ -260,18 +261,22 @@ def issues_of(
     """
     if not findings:
         return []
+    from .._vocabulary import masked  # lazy: a file without issues never compiles the patterns
+
     issues = []
     for (line, column), finding in zip(places(document, findings), findings, strict=True):
         issues.append(
             Issue(
                 file=file,
                 kind=kind.name if kind else None,
-                pointer=finding.pointer,
+                # Placed first, then masked: a pointer through a member named by a token, or a message quoting a
+                # value that no builder passed through _text.shorten, shows the secret masked, never whole.
+                pointer=masked(finding.pointer),
                 line=line,
                 column=column,
                 severity=finding.severity,
                 code=finding.code,
-                message=finding.message,
+                message=masked(finding.message, _credential_value(document, finding.pointer)),
                 secret_id=finding.secret_id,
             )
         )
@@ -296,6 +301,27 @@ def issues_of(
             ),
         ]
     return issues
+
+
+def _credential_value(document: Document, pointer: str) -> str | None:
+    """The string a finding's pointer names when its member's name is a credential's (``password``): a secret by
+    its name alone, which the message masks wherever it quotes it."""
+    from .._vocabulary import is_credential_name_for_scan
+
+    if not document.readable or not pointer:
+        return None
+    path = to_path(pointer)
+    if not is_credential_name_for_scan(path[-1]):
+        return None
+    value: Any = document.data
+    for token in path:
+        if isinstance(value, dict) and token in value:
+            value = value[token]
+        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+            value = value[int(token)]
+        else:
+            return None
+    return value if isinstance(value, str) else None
 
 
 def places(document: Document, findings: list[Finding]) -> list[tuple[int | None, int | None]]:

@@ -2,6 +2,10 @@
 
 Every secret the scan reports (``_scan.secrets_in``, ``_scan.text_secrets``) becomes ``********`` and nothing
 else changes: a credential member's string as a whole, a credential shape where it sits inside any other string.
+A member whose name holds a credential shape is renamed, the shape replaced as in a string, and keeps its value
+(which is redacted as any other); where the new name is already taken in its object, ``-2``, ``-3``… is added, so
+that the copy holds unique members and reads as the original did. TOML keys are not renamed: a TOML file with a
+secret in a key is refused (its keys may be spelled in many places: table headers, dotted keys).
 Whatever the scan does not report stays, whatever its name: a table, an object, a list, a number or a boolean
 under a credential-like name, an ``eos_token``, a ``max_tokens``. Evaluation facts are reported by the scan and
 left as they are (redaction must not change what was measured).
@@ -22,10 +26,10 @@ from typing import Any
 
 from .._issues import SpecError
 from .._settings import AllowList
+from .._vocabulary import PLACEHOLDER, masked
 from ..reading import _documents, _json, _toml
 from ..reading._pointers import to_pointer
 from ._scan import NOTHING_ALLOWED, Secret, secrets_in, text_secrets
-from ._vocabulary import PLACEHOLDER
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -42,8 +46,9 @@ def redact_data(value: Any, allow: AllowList = NOTHING_ALLOWED) -> Any:
             f"cannot redact a {type(value).__name__}: pass a model of an artifact or a parsed document (a dict, a "
             "list or a str); parse bytes or a file's text first (json.loads)"
         )
-    edits = _by_path(secret for secret in secrets_in(value, allow) if not secret.fact)
-    return _copy(value, (), edits)
+    secrets = [secret for secret in secrets_in(value, allow) if not secret.fact]
+    edits = _by_path(secret for secret in secrets if not secret.in_name)
+    return _copy(value, (), edits, new_names(value, secrets))
 
 
 def _by_path(secrets: Iterable[Secret]) -> dict[tuple[str, ...], list[Secret]]:
@@ -53,13 +58,39 @@ def _by_path(secrets: Iterable[Secret]) -> dict[tuple[str, ...], list[Secret]]:
     return edits
 
 
-def _copy(value: Any, path: tuple[str, ...], edits: dict[tuple[str, ...], list[Secret]]) -> Any:
+def new_names(data: Any, secrets: Iterable[Secret]) -> dict[tuple[str, ...], str]:
+    """The new name of each member whose name holds a secret: the secrets replaced, made unique in its object."""
+    named = _by_path(secret for secret in secrets if secret.in_name)
+    parents: dict[tuple[str, ...], None] = dict.fromkeys(path[:-1] for path in named)
+    renamed: dict[tuple[str, ...], str] = {}
+    for parent in parents:
+        members = _value_at(data, parent)
+        taken = {key for key in members if (*parent, key) not in named}
+        for key in members:
+            path = (*parent, key)
+            if path in named:
+                name = candidate = _masked(key, named[path])
+                number = 1
+                while candidate in taken:
+                    number += 1
+                    candidate = f"{name}-{number}"
+                taken.add(candidate)
+                renamed[path] = candidate
+    return renamed
+
+
+def _copy(
+    value: Any,
+    path: tuple[str, ...],
+    edits: dict[tuple[str, ...], list[Secret]],
+    names: dict[tuple[str, ...], str],
+) -> Any:
     if path in edits:
         return _masked(value, edits[path])
     if isinstance(value, dict):
-        return {key: _copy(item, (*path, key), edits) for key, item in value.items()}
+        return {names.get((*path, key), key): _copy(item, (*path, key), edits, names) for key, item in value.items()}
     if isinstance(value, list):
-        return [_copy(item, (*path, str(index)), edits) for index, item in enumerate(value)]
+        return [_copy(item, (*path, str(index)), edits, names) for index, item in enumerate(value)]
     return value
 
 
@@ -135,22 +166,40 @@ def redact_text_bytes(raw: bytes, allow: AllowList = NOTHING_ALLOWED) -> bytes:
 
 
 def redact_document(document: _documents.Document, raw: bytes, secrets: Iterable[Secret]) -> bytes:
-    """A JSON or TOML document's bytes with the given secrets (those outside facts) replaced in place."""
-    edits = _by_path(secret for secret in secrets if not secret.fact)
-    if not edits:
+    """A JSON or TOML document's bytes with the given secrets (those outside facts) replaced in place, and the
+    members whose names hold one renamed (JSON only: see the module's note)."""
+    outside = [secret for secret in secrets if not secret.fact]
+    edits = _by_path(secret for secret in outside if not secret.in_name)
+    names = new_names(document.data, outside)
+    if not edits and not names:
         return raw
+    if names and document.syntax != "json":
+        where = to_pointer(next(iter(names))) or "/"
+        raise SpecError(
+            f"the member name at {masked(where)} holds a secret, and TOML keys are not renamed; not redacted"
+        )
     text = document.text
     assert text is not None  # a document read from bytes keeps its source
-    located = _json.locate(text, set(edits)) if document.syntax == "json" else _toml.locate(text, set(edits))
+    wanted = set(edits) | set(names)
+    located = _json.locate(text, wanted) if document.syntax == "json" else _toml.locate(text, wanted)
     replacements = []
-    for path, secrets in edits.items():
+    for path, found in edits.items():
         place = located.get(path)
         if place is None:
-            raise SpecError(f"the secret at {to_pointer(path) or '/'} cannot be placed in the source; not redacted")
+            raise SpecError(
+                f"the secret at {masked(to_pointer(path)) or '/'} cannot be placed in the source; not redacted"
+            )
         start = place[1]
         end = _token_end(text, start, document.syntax)
         value = _value_at(document.data, path)
-        replacements.append((start, end, _token(text[start:end], value, secrets, document.syntax)))
+        replacements.append((start, end, _token(text[start:end], value, found, document.syntax)))
+    for path, name in names.items():
+        key_at = located.get(path, (None, 0))[0]
+        if key_at is None:
+            raise SpecError(
+                f"the member name at {masked(to_pointer(path))} cannot be placed in the source; not redacted"
+            )
+        replacements.append((key_at, _token_end(text, key_at, "json"), _basic_string(name, "json")))
     edited = _edited(text, sorted(replacements)).encode("utf-8")
     return _BOM + edited if raw.startswith(_BOM) else edited
 

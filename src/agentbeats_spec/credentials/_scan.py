@@ -17,8 +17,10 @@ The names and shapes are the scan's entries of the one vocabulary (``_vocabulary
 The AgentCompass writer's redaction, which ``write_task`` reproduces, decides by the writer's entries
 (``records._persisted``).
 
-A finding never shows the secret: messages carry its first characters, its length and a fingerprint (the first
-16 hex digits of its SHA-256), which an allow-list file names to silence a finding a person has reviewed.
+A finding never shows the secret: messages carry its mask (``_vocabulary.mask``: its first characters, and its
+length only when it is long) and a fingerprint keyed with the allow-list's key (``_keys``), which an allow-list file
+names to silence a finding a person has reviewed. A member name is searched by shape as a string is: a key that is
+itself a token is a finding at that member.
 """
 
 from __future__ import annotations
@@ -30,28 +32,25 @@ from typing import Any
 
 import attrs
 
-from .._issues import Finding
-from .._settings import AllowList, fingerprint
-from ..reading._pointers import to_pointer
-from ..reading._trusted import read_trusted
-from ._vocabulary import (
+from .._issues import Anchor, Finding, SpecError
+from .._settings import AllowList
+from .._text import printable
+from .._vocabulary import (
     EVALUATION_FACTS,
     SCAN_SHAPES,
-    SCAN_SHORTEST,
     Shape,
     is_basic_credentials_member,
     is_credential_name_for_scan,
     is_placeholder,
+    mask,
+    shape_matches,
 )
+from ..reading._pointers import to_pointer
+from ..reading._trusted import read_trusted
+from . import _keys
 
 # The baseline type of a secret found by a member's name (detect-secrets' name for a secret found by keyword).
 BY_NAME = "Secret Keyword"
-
-
-def mask(secret: str) -> str:
-    """Enough to recognise a secret, never enough to use it."""
-    shown = secret[:4] if len(secret) >= 12 else ""
-    return f"{shown}…({len(secret)} characters)"
 
 
 NOTHING_ALLOWED = AllowList()
@@ -69,6 +68,8 @@ class Secret:
     fact: bool = False
     # What a .secrets.baseline entry calls it (``type``), detect-secrets' name where it has one.
     baseline_type: str = BY_NAME
+    # Whether the secret is in the name of the member at ``path`` (its span inside the name), not in its value.
+    in_name: bool = False
 
 
 def shape_spans(text: str, allow: AllowList = NOTHING_ALLOWED) -> list[tuple[int, int, str]]:
@@ -77,72 +78,37 @@ def shape_spans(text: str, allow: AllowList = NOTHING_ALLOWED) -> list[tuple[int
 
 
 def _shape_spans(text: str, allow: AllowList, only: int | None = None) -> list[tuple[int, int, int]]:
-    """Every credential shape in a string, as (start, end, rank of its shape in ``SCAN_SHAPES``).
-
-    Matches do not overlap (on the same start, the shape listed first wins). The search is repeated on the text
-    with the secrets found blanked out, until it finds nothing new: masking one secret can expose another (a
-    ``\\b`` before ``sk-`` once the key glued to it is gone), and every secret a redacted copy would still show
-    is found here, from the start. ``only``: the rank of the one shape to search for.
-    """
-    if len(text) < SCAN_SHORTEST:
-        return []
-    lowered = text.lower()
-    shapes = [
-        rank
-        for rank, shape in enumerate(SCAN_SHAPES)
-        if (only is None or rank == only) and any(needed in lowered for needed in shape.needs)
-    ]
-    if not shapes:
-        return []  # the common case, at the cost of a few substring searches
-    found: list[tuple[int, int, int]] = []
-    seen: set[tuple[int, int]] = set()
-    work = text
-    while True:
-        candidates = sorted(_candidates(work, shapes))
-        fresh: list[tuple[int, int, int]] = []
-        last_end = -1
-        for start, rank, end in candidates:
-            if start < last_end or set(work[start:end]) <= {"*"}:
-                continue
-            last_end = end  # a secret left in place (allowed) still hides what overlaps it
-            if (start, end) not in seen:
-                fresh.append((start, end, rank))
-        if not fresh:
-            return sorted(found)
-        pieces, last = [], 0
-        for start, end, rank in fresh:  # in order, without overlaps
-            seen.add((start, end))
-            if allow.allows(text[start:end]):
-                continue
-            found.append((start, end, rank))
-            pieces += [work[last:start], "*" * (end - start)]
-            last = end
-        work = "".join([*pieces, work[last:]])
-
-
-def _candidates(text: str, shapes: list[int]) -> Iterator[tuple[int, int, int]]:
-    """(start, rank, end) of every match of the shapes (by rank) that its test accepts, the secret's group alone."""
-    for rank in shapes:
-        shape = SCAN_SHAPES[rank]
-        for match in shape.pattern.finditer(text):
-            group = next((group for group in shape.groups if match.start(group) >= 0), None)
-            if group is None:
-                continue
-            start, end = match.span(group)
-            if shape.accepts is None or shape.accepts(match, text[start:end]):
-                yield start, rank, end
+    """Every credential shape in a string that ``allow`` does not allow (see ``_vocabulary.shape_matches``)."""
+    return shape_matches(text, allow.allows if allow.fingerprints else None, only)
 
 
 def secrets_in(value: Any, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Secret]:
-    """Every credential in a parsed document: by member name (the whole string) and by shape (in any string)."""
-    yield from _walk(value, (), allow, fact=False)
+    """Every credential in a parsed document: by member name (the whole string), by shape (in any string), and by
+    shape in member names (a key that is itself a token)."""
+    yield from _walk(value, (), allow, fact=False, names={})
 
 
-def _walk(value: Any, path: tuple[str, ...], allow: AllowList, *, fact: bool) -> Iterator[Secret]:
+# How many member names a scan remembers the search of: a document's names are few and repeat in every item.
+_NAMES_KEPT = 4096
+
+
+def _walk(
+    value: Any, path: tuple[str, ...], allow: AllowList, *, fact: bool, names: dict[str, list[tuple[int, int, int]]]
+) -> Iterator[Secret]:
+    """``names``: the shapes found in each member name so far (names repeat in every item of a list: searched once)."""
     if isinstance(value, dict):
         for key, item in value.items():
             inner = (*path, key)
             in_fact = fact or key in EVALUATION_FACTS
+            spans = names.get(key)
+            if spans is None:
+                spans = _shape_spans(key, allow)
+                if len(names) < _NAMES_KEPT:  # a document of a million distinct names keeps no million entries
+                    names[key] = spans
+            for start, end, rank in spans:
+                shape = SCAN_SHAPES[rank]
+                what = f"the member's name holds what looks like {shape.what}"
+                yield Secret(inner, what, key[start:end], (start, end), in_fact, shape.baseline_type, in_name=True)
             if isinstance(item, str) and is_credential_name_for_scan(key) and not is_placeholder(item):
                 if not allow.allows(item):
                     yield Secret(inner, f"the credential member {key!r} holds a value", item, None, in_fact)
@@ -152,10 +118,10 @@ def _walk(value: Any, path: tuple[str, ...], allow: AllowList, *, fact: bool) ->
                     what = f"the member {key!r} holds base64 credentials (user:password)"
                     yield Secret(inner, what, item, None, in_fact, "Basic Auth Credentials")
                 continue
-            yield from _walk(item, inner, allow, fact=in_fact)
+            yield from _walk(item, inner, allow, fact=in_fact, names=names)
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from _walk(item, (*path, str(index)), allow, fact=fact)
+            yield from _walk(item, (*path, str(index)), allow, fact=fact, names=names)
     elif isinstance(value, str):
         for start, end, rank in _shape_spans(value, allow):
             shape = SCAN_SHAPES[rank]
@@ -179,7 +145,8 @@ def scan_data(value: Any, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Findin
         yield Finding(
             to_pointer(secret.path),
             "security.secret",
-            f"{secret.what}: {mask(secret.text)}, fingerprint {fingerprint(secret.text)}{note}",
+            f"{secret.what}: {mask(secret.text)}, fingerprint {allow.fingerprint(secret.text)}{note}",
+            anchor=Anchor.KEY if secret.in_name else Anchor.VALUE,
             secret_id=secret_id(secret.baseline_type, secret.text),
         )
 
@@ -237,7 +204,7 @@ def scan_text(text: str, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Finding
         yield Finding(
             "",
             "security.secret",
-            f"the line holds what looks like {shape.what}: {mask(secret)}, fingerprint {fingerprint(secret)}; "
+            f"the line holds what looks like {shape.what}: {mask(secret)}, fingerprint {allow.fingerprint(secret)}; "
             "remove it or run agentbeats-spec redact",
             line=line,
             column=column,
@@ -248,5 +215,12 @@ def scan_text(text: str, allow: AllowList = NOTHING_ALLOWED) -> Iterator[Finding
 def read_allow_list(path: os.PathLike[str] | str) -> AllowList:
     """An allow-list file, read through the one opener: a link, a FIFO or a device is refused (``OSError``), never
     followed or waited on (the default ``./agentbeats-secrets.allow`` lies in whatever folder the command runs in);
-    one that another user owns or others may write is refused (``reading._trusted.Untrusted``)."""
-    return AllowList.parse(read_trusted(path, "allow-list").decode("utf-8"))
+    one that another user owns or others may write is refused (``reading._trusted.Untrusted``). Its fingerprints
+    are keyed with the key beside it (``_keys``), made there when missing. An entry that is no fingerprint, or a key
+    that is no key: :class:`SpecError`, naming the file."""
+    text = read_trusted(path, "allow-list").decode("utf-8")
+    try:
+        entries = AllowList.parse(text).fingerprints
+    except ValueError as error:  # refused before a key is made beside it
+        raise SpecError(f"{printable(os.fspath(path), controls=True)}: not an allow-list: {error}") from None
+    return AllowList(entries, _keys.read_or_make(_keys.beside(path)), lasting=True)

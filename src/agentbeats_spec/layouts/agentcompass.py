@@ -559,27 +559,33 @@ def _evidence_findings(entry: dict[str, Any], target: str, pointer: str) -> list
     count, size, digest = (entry.get(name) for name in ("file_count", "size_bytes", "sha256"))
     if not (is_int(count) or is_int(size) or isinstance(digest, str)):
         return []
-    destination = quote(str(entry["destination"]))
     found = _evidence.measure(target)
     if isinstance(found, _evidence.Refusal):
-        return [_refusal(found, destination, pointer)]
+        return [_refusal(found, _destination(entry), pointer)]
     if is_int(count) and count != found.file_count:
         held = f"{found.file_count} entr{'y' if found.file_count == 1 else 'ies'} (itself and all below it)"
         recorded = f"file_count {count}"
-        return [_mismatch(join(pointer, "file_count"), f"{destination} holds {held}", recorded)]
+        return [_mismatch(join(pointer, "file_count"), f"{_destination(entry)} holds {held}", recorded)]
     if is_int(size) and size != found.size_bytes:
         recorded = f"size_bytes {size}"
-        return [_mismatch(join(pointer, "size_bytes"), f"{destination} holds {found.size_bytes} byte(s)", recorded)]
+        return [
+            _mismatch(join(pointer, "size_bytes"), f"{_destination(entry)} holds {found.size_bytes} byte(s)", recorded)
+        ]
     if not isinstance(digest, str) or not current().verify_artifacts:
         return []
     actual = found.sha256()
     if isinstance(actual, _evidence.Refusal):
-        return [_refusal(actual, destination, pointer)]
+        return [_refusal(actual, _destination(entry), pointer)]
     if actual == digest:
         return []
-    held = f"{destination} has sha256 {actual[:12]}…"
+    held = f"{_destination(entry)} has sha256 {actual[:12]}…"
     recorded = f"{quote(digest, 13)} (its bytes, names or permission bits changed since)"
     return [_mismatch(join(pointer, "sha256"), held, recorded)]
+
+
+def _destination(entry: dict[str, Any]) -> str:
+    """An entry's destination as messages quote it: quoted only when a message does (quoting searches for secrets)."""
+    return quote(str(entry["destination"]))
 
 
 def _mismatch(pointer: str, held: str, recorded: str) -> Finding:

@@ -1,4 +1,5 @@
-"""The one vocabulary of credentials: names, shapes, placeholders, references and environment variables.
+"""The one vocabulary of credentials: names, shapes, placeholders, references and environment variables, and the
+one search for credential shapes in a string, by which the scan finds them and every message masks them.
 
 Two readers decide by it. The scan (``_scan``, and ``redact``, which removes exactly what the scan finds) is ours:
 a finding must be worth a person's time. The AgentCompass 1.0.1 writer's redaction (``records._persisted``, which
@@ -6,6 +7,10 @@ a finding must be worth a person's time. The AgentCompass 1.0.1 writer's redacti
 ``utils/redaction.py`` in that release, and change only with it. Each fact is stated here once; where the two
 decide differently on purpose, the vocabulary has two entries, named for their reader (``SCAN_…``, ``WRITER_…``),
 with the reason beside them.
+
+It sits below every message builder (``_text``, the readers, the schema's and the rules' messages), so that any
+message quoting a value from a file masks a secret in it (``masked``) as the scan's own finding does; it imports
+nothing of the package.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 # What a secret becomes, in the writer's files and in a redacted copy alike.
@@ -354,6 +359,8 @@ _NEEDS: dict[str, tuple[str, ...]] = {
 SCAN_SHAPES: tuple[Shape, ...] = tuple(shape._replace(needs=_NEEDS[shape.what]) for shape in _SHAPES)
 # Shorter strings and lines are not searched by the scan: no shape fits in fewer characters (JWT=abc).
 SCAN_SHORTEST = 7
+# Whether a (lower-cased) text holds what any shape needs: one search where most texts hold none.
+_ANY_NEEDED = re.compile("|".join(sorted({re.escape(needed) for shape in SCAN_SHAPES for needed in shape.needs})))
 
 # The writer's masking of free text (issue messages, execution_diagnostics; utils/redaction.py), in its order:
 # broader than the scan (any "key=value" secret, any bearer token), as a writer may hide more than is reported.
@@ -366,6 +373,123 @@ WRITER_TEXT_SHAPES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(https?://)[^\s/@:]+:[^\s/@]+@"), r"\1" + PLACEHOLDER + "@"),
     (SK_KEY, PLACEHOLDER),
 )
+
+# --- the search and the mask ---------------------------------------------------------------------------------------
+
+# Below this length a secret's exact length is not shown: with a keyed fingerprint, the length is what would narrow a
+# guess at a short password (longer secrets are keys and tokens, whose length their shape already says).
+SHOWN_LENGTH_FROM = 32
+
+
+def mask(secret: str) -> str:
+    """Enough to recognise a secret, never enough to use it: its first characters (from 12 characters) and its
+    length (exactly from ``SHOWN_LENGTH_FROM`` characters, else only that it is shorter)."""
+    shown = secret[:4] if len(secret) >= 12 else ""
+    long = len(secret) >= SHOWN_LENGTH_FROM
+    length = f"{len(secret)} characters" if long else f"under {SHOWN_LENGTH_FROM} characters"
+    return f"{shown}…({length})"
+
+
+def masked(text: str, named: str | None = None) -> str:
+    """The text with every credential shape in it replaced by its mask: the one masking of values that messages
+    quote (a ``status`` or a member name holding a token), whatever builds the message. ``named``: the value of a
+    credential member (a secret by its name, whatever its shape), masked where the text quotes it (``'hunter2'``,
+    whole or cut short as ``_text.quote`` cuts it)."""
+    if named is not None and not is_placeholder(named):
+        text = _quotes_masked(text, named)
+    spans = shape_matches(text)
+    if not spans:
+        return text
+    parts, last = [], 0
+    for start, end, _ in spans:
+        parts += [text[last:start], mask(text[start:end])]
+        last = end
+    return "".join([*parts, text[last:]])
+
+
+def _quotes_masked(text: str, value: str) -> str:
+    """The text with every quote of ``value`` as ``repr`` writes it (whole, or its first characters then ``…``)
+    replaced by the quoted mask. Only quotes are looked for, so a short value is never masked inside other words."""
+    quoted = repr(value)
+    mark, body = quoted[0], quoted[1:-1]
+    parts, last, start = [], 0, text.find(mark)
+    while start >= 0:
+        inner = start + 1
+        cut = text.find("…" + mark, inner, inner + len(body) + 1)
+        if text.startswith(body + mark, inner):
+            end = inner + len(body) + 1
+        elif cut - inner >= min(3, len(body)) and body.startswith(text[inner:cut]):
+            end = cut + 2
+        else:
+            start = text.find(mark, start + 1)
+            continue
+        parts += [text[last:start], repr(mask(value))]
+        last = end
+        start = text.find(mark, end)
+    return "".join([*parts, text[last:]]) if parts else text
+
+
+def shape_matches(
+    text: str, allowed: Callable[[str], bool] | None = None, only: int | None = None
+) -> list[tuple[int, int, int]]:
+    """Every credential shape in a string, as (start, end, rank of its shape in ``SCAN_SHAPES``), sorted.
+
+    Matches do not overlap (on the same start, the shape listed first wins). The search is repeated on the text
+    with the secrets found blanked out, until it finds nothing new: masking one secret can expose another (a
+    ``\\b`` before ``sk-`` once the key glued to it is gone), and every secret a redacted copy would still show
+    is found here, from the start. ``allowed``: whether a secret is allowed (left in place, not reported);
+    ``only``: the rank of the one shape to search for.
+    """
+    if len(text) < SCAN_SHORTEST:
+        return []
+    lowered = text.lower()
+    if _ANY_NEEDED.search(lowered) is None:
+        return []  # the common case: one search, not one per shape (a member name, a short value)
+    shapes = [
+        rank
+        for rank, shape in enumerate(SCAN_SHAPES)
+        if (only is None or rank == only) and any(needed in lowered for needed in shape.needs)
+    ]
+    if not shapes:
+        return []  # the common case, at the cost of a few substring searches
+    found: list[tuple[int, int, int]] = []
+    seen: set[tuple[int, int]] = set()
+    work = text
+    while True:
+        candidates = sorted(_candidates(work, shapes))
+        fresh: list[tuple[int, int, int]] = []
+        last_end = -1
+        for start, rank, end in candidates:
+            if start < last_end or set(work[start:end]) <= {"*"}:
+                continue
+            last_end = end  # a secret left in place (allowed) still hides what overlaps it
+            if (start, end) not in seen:
+                fresh.append((start, end, rank))
+        if not fresh:
+            return sorted(found)
+        pieces, last = [], 0
+        for start, end, rank in fresh:  # in order, without overlaps
+            seen.add((start, end))
+            if allowed is not None and allowed(text[start:end]):
+                continue
+            found.append((start, end, rank))
+            pieces += [work[last:start], "*" * (end - start)]
+            last = end
+        work = "".join([*pieces, work[last:]])
+
+
+def _candidates(text: str, shapes: list[int]) -> Iterator[tuple[int, int, int]]:
+    """(start, rank, end) of every match of the shapes (by rank) that its test accepts, the secret's group alone."""
+    for rank in shapes:
+        shape = SCAN_SHAPES[rank]
+        for match in shape.pattern.finditer(text):
+            group = next((group for group in shape.groups if match.start(group) >= 0), None)
+            if group is None:
+                continue
+            start, end = match.span(group)
+            if shape.accepts is None or shape.accepts(match, text[start:end]):
+                yield start, rank, end
+
 
 # --- environment variables -----------------------------------------------------------------------------------------
 
