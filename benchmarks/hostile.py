@@ -2,6 +2,7 @@
 
     python benchmarks/hostile.py shapes [--sizes 8,16,32] [WORK_FOLDER]
     python benchmarks/hostile.py limits [WORK_FOLDER]
+    python benchmarks/hostile.py export [--tasks 250,500,1000] [--string-mb 1] [WORK_FOLDER]
 
 ``shapes`` writes, at each size (MB), one file of each hostile shape (many empty steps, one finding per array
 item, wide objects, deep nesting, long strings, JSON Lines with a bad value on every line) next to a valid file of
@@ -16,11 +17,17 @@ billion-laughs-like deep nesting, 100,000 tiny files and a file that grows while
 ``agentbeats-spec validate`` on each and prints its exit code, the codes it reported, its time and its peak memory.
 The test suite runs the same cases with the limits lowered (tests/reading/test_limits.py); this is the full-size
 check of docs/security.md.
+
+``export`` makes a run whose run-level strings (``run_info.json``'s benchmark, harness and model ids) are each
+``--string-mb`` MB long, with each number of tasks of ``--tasks`` (three attempts each), and runs ``agentbeats-spec
+export`` of its attempts and steps tables to Parquet and CSV, printing the peak memory: the run-level columns are
+dictionary-encoded and the batches bounded by bytes, so doubling the tasks must not double the peak.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -232,15 +239,75 @@ def shapes(work: Path, sizes: list[int]) -> int:
     return 0
 
 
+def export_run(root: Path, tasks: int, string_mb: float) -> float:
+    """A run of ``tasks`` copies of the valid fixture's finished task (its artifacts left out), its run-level ids
+    ``string_mb`` MB long; the size of the run in MB."""
+    from agentbeats_spec import read_task, to_dict, write_task
+    from agentbeats_spec.layouts.agentcompass import task_folder_name
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "valid" / "agentcompass-run"
+    shutil.copytree(fixture, root, ignore=shutil.ignore_patterns("details"))
+    info = json.loads((root / "run_info.json").read_text(encoding="utf-8"))
+    long = "x" * int(string_mb * 1_000_000)
+    for part in ("benchmark", "harness", "model"):
+        info["request"][part]["id"] = part + long
+    (root / "run_info.json").write_text(json.dumps(info), encoding="utf-8")
+    template = fixture / "details" / "error" / task_folder_name("swe/utils: off-by-one #17")
+    record = to_dict(read_task(template))
+    for payload in record["attempts"].values():
+        payload["artifacts"] = {}
+    written = write_task(root, record).parent
+    for number in range(1, tasks):
+        task_id = f"task {number}"
+        copy = written.parent / task_folder_name(task_id)
+        shutil.copytree(written, copy)
+        index = json.loads((copy / "task.json").read_text(encoding="utf-8"))
+        (copy / "task.json").write_text(json.dumps({**index, "task_id": task_id}), encoding="utf-8")
+    return sum(path.stat().st_size for path in root.rglob("*") if path.is_file()) / 1e6
+
+
+def export(work: Path, tasks: list[int], string_mb: float) -> int:
+    print("| tasks | run | table | to | exit | CPU time | peak memory | peak / peak at half the tasks |")
+    print("|---|---|---|---|---|---|---|---|")
+    peaks: dict[tuple[str, str, int], float] = {}
+    for count in tasks:
+        root = work / f"run-{count}"
+        megabytes = export_run(root, count, string_mb)
+        for table in ("attempts", "steps"):
+            for to in ("parquet", "csv"):
+                output = work / f"out.{to}"
+                command = (PYTHON, "-m", "agentbeats_spec", "export", str(root), "--table", table, "--to", to,
+                           "-o", str(output))  # fmt: skip
+                code, seconds, peak, _ = measured(*command)
+                peaks[(table, to, count)] = peak
+                half = peaks.get((table, to, count // 2))
+                grows = f"{peak / half:.2f}" if half else ""
+                print(f"| {count} | {megabytes:.1f} MB | {table} | {to} | {code} | {seconds:.2f} s | "
+                      f"{peak:,.0f} MiB | {grows} |", flush=True)  # fmt: skip
+                output.unlink(missing_ok=True)
+        shutil.rmtree(root)
+    return 0
+
+
 def main() -> int:
     arguments = sys.argv[1:]
-    which = arguments.pop(0) if arguments and arguments[0] in ("shapes", "limits") else "limits"
+    which = arguments.pop(0) if arguments and arguments[0] in ("shapes", "limits", "export") else "limits"
     sizes = [8, 16, 32]
-    if arguments[:1] == ["--sizes"]:
-        sizes = [int(size) for size in arguments[1].split(",")]
+    tasks = [250, 500, 1000]
+    string_mb = 1.0
+    while arguments[:1] and arguments[0] in ("--sizes", "--tasks", "--string-mb"):
+        option, value = arguments[:2]
         del arguments[:2]
+        if option == "--sizes":
+            sizes = [int(size) for size in value.split(",")]
+        elif option == "--tasks":
+            tasks = [int(count) for count in value.split(",")]
+        else:
+            string_mb = float(value)
     work = Path(arguments[0]) if arguments else Path(tempfile.mkdtemp(prefix="agentbeats-hostile-"))
     work.mkdir(parents=True, exist_ok=True)
+    if which == "export":
+        return export(work, tasks, string_mb)
     return shapes(work, sizes) if which == "shapes" else limits(work)
 
 

@@ -252,6 +252,12 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="the file to write")
     export.add_argument("--columns", metavar="A,B", help="the columns to write, in this order (default: all)")
     export.add_argument("--skip-invalid", action="store_true", help="leave out a task that cannot be read")
+    export.add_argument(
+        "--csv-raw",
+        action="store_true",
+        help="write CSV cells as they are: by default a text cell that starts with = + - @, a tab or a carriage "
+        "return gets a ' before it, so that a spreadsheet does not run it as a formula (numbers are left as they are)",
+    )
 
     list_kinds = commands.add_parser("kinds", help="list the artifact kinds, their files and schema versions")
     list_kinds.set_defaults(handler=_kinds)
@@ -940,7 +946,12 @@ def _export(arguments: argparse.Namespace) -> int:
             columns=columns,
             strict=not arguments.skip_invalid,
             on_task=progress,
+            csv_raw=arguments.csv_raw,
         )
+    except MemoryError:  # pyarrow's ArrowMemoryError is one too: a string too large for this machine, say
+        print(f"agentbeats-spec: error: {shown(arguments.source)}: out of memory while exporting; nothing was written",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_INVALID
     except InvalidDocument as error:
         for issue in error.issues:
             print(shown(issue), file=sys.stderr)
