@@ -2,7 +2,7 @@
 
     python benchmarks/hostile.py shapes [--sizes 8,16,32] [WORK_FOLDER]
     python benchmarks/hostile.py limits [WORK_FOLDER]
-    python benchmarks/hostile.py export [--tasks 250,500,1000] [--string-mb 1] [WORK_FOLDER]
+    python benchmarks/hostile.py export [--tasks 250,500,1000] [--string-mb 0.25] [WORK_FOLDER]
 
 ``shapes`` writes, at each size (MB), one file of each hostile shape (many empty steps, one finding per array
 item, wide objects, deep nesting, long strings, JSON Lines with a bad value on every line) next to a valid file of
@@ -294,7 +294,7 @@ def main() -> int:
     which = arguments.pop(0) if arguments and arguments[0] in ("shapes", "limits", "export") else "limits"
     sizes = [8, 16, 32]
     tasks = [250, 500, 1000]
-    string_mb = 1.0
+    string_mb = 0.25
     while arguments[:1] and arguments[0] in ("--sizes", "--tasks", "--string-mb"):
         option, value = arguments[:2]
         del arguments[:2]

@@ -934,10 +934,10 @@ def _export(arguments: argparse.Namespace) -> int:
     if _missing([arguments.source]):
         return EXIT_USAGE
     columns = [name.strip() for name in arguments.columns.split(",")] if arguments.columns else None
-    progress = Progress.for_terminal(sys.stderr, [arguments.source])
-    if progress is not None:  # counted in tasks: a run's files are not known before its tasks are read
-        progress = Progress(sys.stderr, _export.task_count(arguments.source), unit="tasks")
+    progress = None
     try:
+        if Progress.for_terminal(sys.stderr, [arguments.source]) is not None:  # counted in tasks: a run's files
+            progress = Progress(sys.stderr, _export.task_count(arguments.source), unit="tasks")  # are not known yet
         done = _export.export(
             arguments.source,
             arguments.table,
