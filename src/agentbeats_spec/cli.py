@@ -959,7 +959,7 @@ def _export(arguments: argparse.Namespace) -> int:
             "agentbeats-spec: error: a task cannot be read; nothing was written (see --skip-invalid)", file=sys.stderr
         )
         return EXIT_INVALID
-    except ValueError as error:  # an unknown column
+    except ValueError as error:  # an unknown column, too many metric columns
         print(f"agentbeats-spec: error: {shown(error)}", file=sys.stderr)
         return EXIT_USAGE
     finally:

@@ -133,3 +133,24 @@ def test_a_number_no_column_type_can_hold_is_null_never_a_crash(tmp_path: Path, 
         assert (first["attempt"], first["prompt_tokens"], first["metric.reward"]) == (1, None, None)
         steps = parquet.read_table(tmp_path / "steps.parquet").to_pylist()
         assert [step["prompt_tokens"] for step in steps if step["attempt"] == 1] == [None, 1020]  # the other kept
+
+
+def test_a_file_naming_too_many_metrics_stops_the_export_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every row of the run would be that wide: the export says so before writing anything, and --columns picks."""
+    root = tmp_path / "run"
+    shutil.copytree(FIXTURE, root)
+    result = root / TASK / "attempt-1" / "result.json"
+    data = json.loads(result.read_text(encoding="utf-8"))
+    data["metrics"].update({f"m{number}": number for number in range(_export.MAX_METRIC_COLUMNS)})
+    result.write_text(json.dumps(data), encoding="utf-8")
+    output = tmp_path / "attempts.parquet"
+    assert main(["export", str(root), "--to", "parquet", "-o", str(output)]) == 2
+    assert capsys.readouterr().err == (
+        "agentbeats-spec: error: the runs name 1002 metrics, more than the 1000 metric columns an export writes "
+        "unless they are named: pick them with --columns\n"
+    )
+    assert not output.exists()
+    assert main(["export", str(root), "--columns", "task_id,metric.m7", "-o", str(output)]) == 0
+    assert parquet.read_table(output).to_pylist()[0] == {"task_id": "swe/utils: off-by-one #17", "metric.m7": 7.0}

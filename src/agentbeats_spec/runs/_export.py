@@ -35,6 +35,10 @@ from ._tables import (
 
 Format = Literal["parquet", "csv", "jsonl"]
 FORMATS: tuple[Format, ...] = ("parquet", "csv", "jsonl")
+# A metric column costs every row a value, and a Parquet file metadata per row group: one file naming a hundred
+# thousand metrics would make every row of the run that wide. A benchmark reports a few; beyond this many, the
+# columns to write are named (--columns).
+MAX_METRIC_COLUMNS = 1000
 
 
 @attrs.frozen
@@ -65,6 +69,11 @@ def export(
     spreadsheet would run as a formula is written quoted, unless ``csv_raw`` (see the module's note)."""
     pa = _pyarrow()
     metrics = metric_names(table, source) if columns is None else []
+    if len(metrics) > MAX_METRIC_COLUMNS:
+        raise ValueError(
+            f"the runs name {len(metrics)} metrics, more than the {MAX_METRIC_COLUMNS} metric columns an export "
+            "writes unless they are named: pick them with --columns"
+        )
     arrow_schema = schema(table, metrics, columns)
     rows = Rows(table, source, strict=strict, on_task=on_task)
     written = 0
