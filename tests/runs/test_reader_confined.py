@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from agentbeats_spec import InvalidDocument, open_run, read_task
+from agentbeats_spec import InvalidDocument, iter_runs, open_run, read_task
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "fixtures" / "valid" / "agentcompass-run"
@@ -125,8 +125,6 @@ def test_a_task_folder_that_is_a_link_is_reported_never_read(run: Path) -> None:
 
 
 def test_a_folder_of_runs_reports_its_links_and_follows_none(run: Path, tmp_path: Path) -> None:
-    from agentbeats_spec import iter_runs
-
     runs = tmp_path / "runs"
     runs.mkdir()
     (runs / "elsewhere").symlink_to(run)
@@ -136,3 +134,22 @@ def test_a_folder_of_runs_reports_its_links_and_follows_none(run: Path, tmp_path
     found.clear()
     assert list(iter_runs(runs / "elsewhere", on_issue=lambda issue: found.append((issue.file, issue.code)))) == []
     assert found == [(str(runs / "elsewhere"), "security.symlink")]
+
+
+def test_a_run_deep_in_a_folder_of_runs_is_found_each_folder_listed_where_it_is(tmp_path: Path) -> None:
+    """Each folder is listed in a confinement of its own, checked once: not by reopening the chain from the top
+    (which recursed once per level, beyond Python's stack on a deep tree, and cost depth times folders)."""
+    folder = os.open(tmp_path, os.O_RDONLY)
+    try:
+        for _ in range(1200):  # one name at a time: pathlib's mkdir(parents=True) recurses too
+            os.mkdir("d", dir_fd=folder)
+            inner = os.open("d", os.O_RDONLY, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+    finally:
+        os.close(folder)
+    deep = tmp_path / os.path.join(*["d"] * 1200)
+    shutil.copytree(FIXTURE, deep / "run")
+    found: list[object] = []
+    assert [run.path for run in iter_runs(tmp_path, on_issue=found.append)] == [deep / "run"]
+    assert found == []

@@ -239,7 +239,7 @@ def iter_runs(folder: str | os.PathLike[str], *, on_issue: OnIssue | None = None
                 raise NotADirectoryError(f"not a run folder: {top}")
             yield _opened(current, real, on_issue)
             continue
-        with confined(top, top_real):
+        with confined(current, real):  # the folder itself, checked to be where it was found: no chain from the top
             listing = entries(current, report, top)
         pending.extend(reversed([entry.path for entry in listing if entry.is_folder]))
 
