@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -136,20 +137,27 @@ def test_a_folder_of_runs_reports_its_links_and_follows_none(run: Path, tmp_path
     assert found == [(str(runs / "elsewhere"), "security.symlink")]
 
 
-def test_a_run_deep_in_a_folder_of_runs_is_found_each_folder_listed_where_it_is(tmp_path: Path) -> None:
+def test_a_run_deep_in_a_folder_of_runs_is_found_each_folder_listed_where_it_is() -> None:
     """Each folder is listed in a confinement of its own, checked once: not by reopening the chain from the top
-    (which recursed once per level, beyond Python's stack on a deep tree, and cost depth times folders)."""
-    folder = os.open(tmp_path, os.O_RDONLY)
+    (which recursed once per level, beyond Python's stack on a deep tree, and cost depth times folders).
+
+    Outside pytest's tmp_path, and removed with ``rm -rf`` whatever happens: pytest removes old temporary folders
+    with shutil.rmtree, which recurses once per level and would fail on this tree in any later session."""
+    top = Path(tempfile.mkdtemp(prefix="agentbeats-deep-"))
     try:
-        for _ in range(1200):  # one name at a time: pathlib's mkdir(parents=True) recurses too
-            os.mkdir("d", dir_fd=folder)
-            inner = os.open("d", os.O_RDONLY, dir_fd=folder)
+        folder = os.open(top, os.O_RDONLY)
+        try:
+            for _ in range(1200):  # one name at a time: pathlib's mkdir(parents=True) recurses too
+                os.mkdir("d", dir_fd=folder)
+                inner = os.open("d", os.O_RDONLY, dir_fd=folder)
+                os.close(folder)
+                folder = inner
+        finally:
             os.close(folder)
-            folder = inner
+        deep = top / os.path.join(*["d"] * 1200)
+        shutil.copytree(FIXTURE, deep / "run")
+        found: list[object] = []
+        assert [run.path for run in iter_runs(top, on_issue=found.append)] == [deep / "run"]
+        assert found == []
     finally:
-        os.close(folder)
-    deep = tmp_path / os.path.join(*["d"] * 1200)
-    shutil.copytree(FIXTURE, deep / "run")
-    found: list[object] = []
-    assert [run.path for run in iter_runs(tmp_path, on_issue=found.append)] == [deep / "run"]
-    assert found == []
+        subprocess.run(["rm", "-rf", str(top)], check=True)
