@@ -161,3 +161,15 @@ def test_a_run_deep_in_a_folder_of_runs_is_found_each_folder_listed_where_it_is(
         assert found == []
     finally:
         subprocess.run(["rm", "-rf", str(top)], check=True)
+
+
+def test_a_run_folder_swapped_for_a_link_after_it_was_opened_lists_nothing_from_where_it_leads(run: Path) -> None:
+    """Its real place was taken when it was opened: the folder now at its name is elsewhere, so its listing is
+    refused (an issue naming it), and no task of the other tree is listed."""
+    opened = open_run(run)
+    other = run.parent / "other"
+    shutil.copytree(run, other)
+    run.rename(run.parent / "moved")
+    run.symlink_to(other)
+    assert list(opened.tasks()) == []
+    assert [(issue.file, issue.code) for issue in opened.issues] == [(str(run / "details"), "security.path-escape")]
