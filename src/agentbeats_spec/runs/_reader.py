@@ -235,8 +235,6 @@ def iter_runs(folder: str | os.PathLike[str], *, on_issue: OnIssue | None = None
         current = pending.pop()
         real = top_real if current == top else os.path.join(top_real, os.path.relpath(current, top))
         if is_folder(current / "details") or is_file(current / "run_info.json"):
-            if current == top and not is_folder(top):
-                raise NotADirectoryError(f"not a run folder: {top}")
             yield _opened(current, real, on_issue)
             continue
         with confined(current, real):  # the folder itself, checked to be where it was found: no chain from the top
