@@ -2,7 +2,7 @@
 
     python benchmarks/hostile.py shapes [--sizes 8,16,32] [WORK_FOLDER]
     python benchmarks/hostile.py limits [WORK_FOLDER]
-    python benchmarks/hostile.py export [--tasks 250,500,1000] [--string-mb 0.25] [WORK_FOLDER]
+    python benchmarks/hostile.py export [--sizes 250,500,1000] [WORK_FOLDER]
 
 ``shapes`` writes, at each size (MB), one file of each hostile shape (many empty steps, one finding per array
 item, wide objects, deep nesting, long strings, JSON Lines with a bad value on every line) next to a valid file of
@@ -19,8 +19,8 @@ The test suite runs the same cases with the limits lowered (tests/reading/test_l
 check of docs/security.md.
 
 ``export`` makes a run whose run-level strings (``run_info.json``'s benchmark, harness and model ids) are each
-``--string-mb`` MB long, with each number of tasks of ``--tasks`` (three attempts each), and runs ``agentbeats-spec
-export`` of its attempts and steps tables to Parquet and CSV, printing the peak memory: the run-level columns are
+250 kB long, with each number of tasks of ``--sizes`` (three attempts each), and runs ``agentbeats-spec export`` of
+its attempts and steps tables to Parquet and CSV, printing the peak memory: the run-level columns are
 dictionary-encoded and the batches bounded by bytes, so doubling the tasks must not double the peak.
 """
 
@@ -239,6 +239,9 @@ def shapes(work: Path, sizes: list[int]) -> int:
     return 0
 
 
+EXPORT_STRING_MB = 0.25  # each run-level string: CSV writes it in every row, 2.25 GB for 1,000 tasks
+
+
 def export_run(root: Path, tasks: int, string_mb: float) -> float:
     """A run of ``tasks`` copies of the valid fixture's finished task (its artifacts left out), its run-level ids
     ``string_mb`` MB long; the size of the run in MB."""
@@ -292,22 +295,14 @@ def export(work: Path, tasks: list[int], string_mb: float) -> int:
 def main() -> int:
     arguments = sys.argv[1:]
     which = arguments.pop(0) if arguments and arguments[0] in ("shapes", "limits", "export") else "limits"
-    sizes = [8, 16, 32]
-    tasks = [250, 500, 1000]
-    string_mb = 0.25
-    while arguments[:1] and arguments[0] in ("--sizes", "--tasks", "--string-mb"):
-        option, value = arguments[:2]
+    sizes = [250, 500, 1000] if which == "export" else [8, 16, 32]
+    if arguments[:1] == ["--sizes"]:
+        sizes = [int(size) for size in arguments[1].split(",")]
         del arguments[:2]
-        if option == "--sizes":
-            sizes = [int(size) for size in value.split(",")]
-        elif option == "--tasks":
-            tasks = [int(count) for count in value.split(",")]
-        else:
-            string_mb = float(value)
     work = Path(arguments[0]) if arguments else Path(tempfile.mkdtemp(prefix="agentbeats-hostile-"))
     work.mkdir(parents=True, exist_ok=True)
     if which == "export":
-        return export(work, tasks, string_mb)
+        return export(work, sizes, EXPORT_STRING_MB)
     return shapes(work, sizes) if which == "shapes" else limits(work)
 
 
