@@ -4,6 +4,7 @@
     python benchmarks/hostile.py limits [WORK_FOLDER]
     python benchmarks/hostile.py settings [--sizes 1,2,4] [WORK_FOLDER]
     python benchmarks/hostile.py unique [--sizes 16000,32000,64000] [WORK_FOLDER]
+    python benchmarks/hostile.py export [--sizes 250,500,1000] [WORK_FOLDER]
 
 ``shapes`` writes, at each size (MB), one file of each hostile shape (many empty steps, one finding per array
 item, wide objects, deep nesting, long strings, JSON Lines with a bad value on every line) next to a valid file of
@@ -23,16 +24,23 @@ check of docs/security.md.
 configuration search quadratic (blank lines; blank lines then the ``[tool.agentbeats-spec]`` table; one line of
 brackets) and times ``agentbeats-spec validate --allow-empty`` of an empty folder below it: every command pays the
 search, so each shape must stay linear (the time at twice the size at most twice the time).
+
 ``unique`` writes an ``agentbeats.toml`` whose ``tags`` (``uniqueItems``) hold N distinct strings, N strings each
 written twice, or N small tables each written twice, and prints the CPU time of ``agentbeats-spec validate`` on it
 (with the compiled engines and with ``AGENTBEATS_SPEC_PURE=1``, start-up taken off) and of the npm package's
 ``validate()`` on the same value (js/, in Node), with the ratio to the time at half the size: linear is about 2.
+
+``export`` makes a run whose run-level strings (``run_info.json``'s benchmark, harness and model ids) are each
+250 kB long, with each number of tasks of ``--sizes`` (three attempts each), and runs ``agentbeats-spec export`` of
+its attempts and steps tables to Parquet and CSV, printing the peak memory: the run-level columns are
+dictionary-encoded and the batches bounded by bytes, so doubling the tasks must not double the peak.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -372,11 +380,67 @@ def unique(work: Path, sizes: list[int]) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------------------------------- export
+
+
+EXPORT_STRING_MB = 0.25  # each run-level string: CSV writes it in every row, 2.25 GB for 1,000 tasks
+
+
+def export_run(root: Path, tasks: int, string_mb: float) -> float:
+    """A run of ``tasks`` copies of the valid fixture's finished task (its artifacts left out), its run-level ids
+    ``string_mb`` MB long; the size of the run in MB."""
+    from agentbeats_spec import read_task, to_dict, write_task
+    from agentbeats_spec.layouts.agentcompass import task_folder_name
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "valid" / "agentcompass-run"
+    shutil.copytree(fixture, root, ignore=shutil.ignore_patterns("details"))
+    info = json.loads((root / "run_info.json").read_text(encoding="utf-8"))
+    long = "x" * int(string_mb * 1_000_000)
+    for part in ("benchmark", "harness", "model"):
+        info["request"][part]["id"] = part + long
+    (root / "run_info.json").write_text(json.dumps(info), encoding="utf-8")
+    template = fixture / "details" / "error" / task_folder_name("swe/utils: off-by-one #17")
+    record = to_dict(read_task(template))
+    for payload in record["attempts"].values():
+        payload["artifacts"] = {}
+    written = write_task(root, record).parent
+    for number in range(1, tasks):
+        task_id = f"task {number}"
+        copy = written.parent / task_folder_name(task_id)
+        shutil.copytree(written, copy)
+        index = json.loads((copy / "task.json").read_text(encoding="utf-8"))
+        (copy / "task.json").write_text(json.dumps({**index, "task_id": task_id}), encoding="utf-8")
+    return sum(path.stat().st_size for path in root.rglob("*") if path.is_file()) / 1e6
+
+
+def export(work: Path, tasks: list[int], string_mb: float) -> int:
+    print("| tasks | run | table | to | exit | CPU time | peak memory | peak / peak at half the tasks |")
+    print("|---|---|---|---|---|---|---|---|")
+    peaks: dict[tuple[str, str, int], float] = {}
+    for count in tasks:
+        root = work / f"run-{count}"
+        megabytes = export_run(root, count, string_mb)
+        for table in ("attempts", "steps"):
+            for to in ("parquet", "csv"):
+                output = work / f"out.{to}"
+                command = (PYTHON, "-m", "agentbeats_spec", "export", str(root), "--table", table, "--to", to,
+                           "-o", str(output))  # fmt: skip
+                code, seconds, peak, _ = measured(*command)
+                peaks[(table, to, count)] = peak
+                half = peaks.get((table, to, count // 2))
+                grows = f"{peak / half:.2f}" if half else ""
+                print(f"| {count} | {megabytes:.1f} MB | {table} | {to} | {code} | {seconds:.2f} s | "
+                      f"{peak:,.0f} MiB | {grows} |", flush=True)  # fmt: skip
+                output.unlink(missing_ok=True)
+        shutil.rmtree(root)
+    return 0
+
+
 def main() -> int:
     arguments = sys.argv[1:]
-    kinds = ("shapes", "limits", "settings", "unique")
+    kinds = ("shapes", "limits", "settings", "unique", "export")
     which = arguments.pop(0) if arguments and arguments[0] in kinds else "limits"
-    sizes = [16_000, 32_000, 64_000] if which == "unique" else [8, 16, 32]
+    sizes = {"unique": [16_000, 32_000, 64_000], "export": [250, 500, 1000]}.get(which, [8, 16, 32])
     if arguments[:1] == ["--sizes"]:
         sizes = [int(size) for size in arguments[1].split(",")]
         del arguments[:2]
@@ -386,6 +450,8 @@ def main() -> int:
         return settings(work, sizes if sizes != [8, 16, 32] else [1, 2, 4])
     if which == "unique":
         return unique(work, sizes)
+    if which == "export":
+        return export(work, sizes, EXPORT_STRING_MB)
     return shapes(work, sizes) if which == "shapes" else limits(work)
 
 

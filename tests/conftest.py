@@ -41,6 +41,8 @@ TIERS: dict[str, dict[str, str]] = {
         "reading/test_not_a_file.py": "every command in a child process with a timeout (FIFOs, /dev/zero)",
         "reading/test_memory.py": "a child process run out of memory",
         "reading/test_confined.py": "folders swapped for links under a command in a child process",
+        "runs/test_reader_confined.py::test_a_task_folder_swapped": "the run reader in a child process",
+        "runs/test_reader_confined.py::test_export_refuses": "export in a child process, a task folder swapped",
         "api/test_codes.py::test_no_security_alert_in_the_mutant_corpus": "the mutant corpus of interop/test_ajv.py",
         "api/test_codes.py::test_every_code_of_the_table_is_reached": "the same corpus, and every invalid fixture",
         "credentials/test_redact.py::test_after_redact_scan_finds_nothing": "hypothesis, three document syntaxes",

@@ -254,6 +254,12 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="the file to write")
     export.add_argument("--columns", metavar="A,B", help="the columns to write, in this order (default: all)")
     export.add_argument("--skip-invalid", action="store_true", help="leave out a task that cannot be read")
+    export.add_argument(
+        "--csv-raw",
+        action="store_true",
+        help="write CSV cells as they are: by default a text cell that starts with = + - @, a tab or a carriage "
+        "return gets a ' before it, so that a spreadsheet does not run it as a formula (numbers are left as they are)",
+    )
 
     list_kinds = commands.add_parser("kinds", help="list the artifact kinds, their files and schema versions")
     list_kinds.set_defaults(handler=_kinds)
@@ -996,10 +1002,10 @@ def _export(arguments: argparse.Namespace) -> int:
     if _missing([arguments.source]):
         return EXIT_USAGE
     columns = [name.strip() for name in arguments.columns.split(",")] if arguments.columns else None
-    progress = Progress.for_terminal(sys.stderr, [arguments.source])
-    if progress is not None:  # counted in tasks: a run's files are not known before its tasks are read
-        progress = Progress(sys.stderr, _export.task_count(arguments.source), unit="tasks")
+    progress = None
     try:
+        if Progress.for_terminal(sys.stderr, [arguments.source]) is not None:  # counted in tasks: a run's files
+            progress = Progress(sys.stderr, _export.task_count(arguments.source), unit="tasks")  # are not known yet
         done = _export.export(
             arguments.source,
             arguments.table,
@@ -1008,7 +1014,12 @@ def _export(arguments: argparse.Namespace) -> int:
             columns=columns,
             strict=not arguments.skip_invalid,
             on_task=progress,
+            csv_raw=arguments.csv_raw,
         )
+    except MemoryError:  # pyarrow's ArrowMemoryError is one too: a string too large for this machine, say
+        print(f"agentbeats-spec: error: {shown(arguments.source)}: out of memory while exporting; nothing was written",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_INVALID
     except InvalidDocument as error:
         for issue in error.issues:
             print(shown(issue), file=sys.stderr)
@@ -1016,7 +1027,7 @@ def _export(arguments: argparse.Namespace) -> int:
             "agentbeats-spec: error: a task cannot be read; nothing was written (see --skip-invalid)", file=sys.stderr
         )
         return EXIT_INVALID
-    except ValueError as error:  # an unknown column
+    except ValueError as error:  # an unknown column, too many metric columns
         print(f"agentbeats-spec: error: {shown(error)}", file=sys.stderr)
         return EXIT_USAGE
     finally:

@@ -32,6 +32,7 @@ LAZY = {
     "pyarrow": "optional extra [tables]: only runs as tables need it",
     "pyarrow.parquet": "optional extra [tables]: only export --to parquet needs it",
     "pyarrow.csv": "optional extra [tables]: only export --to csv needs it",
+    "pyarrow.compute": "optional extra [tables]: only export --to csv needs it (its cells neutralized)",
     "dask": "optional extra [dask]",
     "dask.bag": "optional extra [dask]",
     "distributed": "optional extra [dask]",

@@ -205,6 +205,16 @@ class confined:
             self._where.close()
 
 
+def real_place(path: os.PathLike[str] | str) -> str:
+    """Where the folder ``path`` really is, its own last name not followed (a link there is the caller's to refuse):
+    the ``real`` of a :func:`confined` for a folder a reader is given rather than one a walk found."""
+    spelled = os.fspath(path)
+    parent, name = os.path.split(spelled.rstrip(os.sep) or spelled)
+    if name in ("", os.curdir, os.pardir):
+        return os.path.realpath(spelled)
+    return os.path.join(os.path.realpath(parent or os.curdir), name)
+
+
 def listing(folder: os.PathLike[str] | str) -> int | str:
     """What ``os.scandir`` lists ``folder`` from: its name, or when :func:`confined`, a descriptor of it (opened
     without following a link, kept until the unit ends) that is where the walk found it, so a unit's own listing
@@ -214,6 +224,21 @@ def listing(folder: os.PathLike[str] | str) -> int | str:
     if where is None or os.scandir not in os.supports_fd:
         return os.fspath(folder)
     return where.folder(os.fspath(folder))
+
+
+def lstat(path: os.PathLike[str] | str) -> os.stat_result:
+    """``os.lstat``, and when :func:`confined`, made in a descriptor of the file's folder found where the walk saw
+    it (as :func:`open_regular` opens a file): :class:`Escaped` when a folder on the way was swapped for a link."""
+    spelled = os.fspath(path)
+    where = _CONFINED.get() if _PLACE is not None else None
+    if where is None or os.stat not in os.supports_dir_fd:
+        return os.lstat(spelled)
+    head, _, tail = spelled.rpartition(os.sep)
+    try:
+        folder = where.folder(head or (os.sep if spelled.startswith(os.sep) else os.curdir))
+    except Refused:
+        raise Escaped(path) from None
+    return os.stat(tail, dir_fd=folder, follow_symlinks=False)
 
 
 def adopt_folder(spelled: str, descriptor: int) -> None:

@@ -1,7 +1,12 @@
 """A table of runs written to a Parquet, CSV or JSON Lines file, one record batch (a Parquet row group) at a time.
 
-Memory is bounded by the batch, whatever the size of the run; the file is written atomically (``_atomic``): an
-export that fails leaves what was there before.
+Memory is bounded by the batch (``_tables.batches``: bounded by rows and by the bytes of its strings), whatever the
+size of the run; the file is written atomically (``_atomic``): an export that fails leaves what was there before.
+
+A CSV file is opened by spreadsheets, which run a cell that starts with ``=``, ``+``, ``-`` or ``@`` (or a tab or
+a carriage return before one) as a formula: such a cell of a string column is written with a single quote before
+it (OWASP's rule for CSV injection), unless ``csv_raw``. A number is no formula: the numeric columns are written as
+numbers, and a string cell that is a plain decimal number (``-1``, ``+2.5``, ``-1e3``) is written as it is.
 """
 
 from __future__ import annotations
@@ -15,10 +20,25 @@ import attrs
 
 from .._issues import Issue
 from ..writing import _atomic
-from ._tables import BATCH_ROWS, Rows, Source, TableName, _pyarrow, batches, metric_names, runs_of, schema
+from ._tables import (
+    BATCH_BYTES,
+    BATCH_ROWS,
+    Rows,
+    Source,
+    TableName,
+    _pyarrow,
+    batches,
+    metric_names,
+    runs_of,
+    schema,
+)
 
 Format = Literal["parquet", "csv", "jsonl"]
 FORMATS: tuple[Format, ...] = ("parquet", "csv", "jsonl")
+# A metric column costs every row a value, and a Parquet file metadata per row group: one file naming a hundred
+# thousand metrics would make every row of the run that wide. A benchmark reports a few; beyond this many, the
+# columns to write are named (--columns).
+MAX_METRIC_COLUMNS = 1000
 
 
 @attrs.frozen
@@ -40,21 +60,30 @@ def export(
     strict: bool = True,
     on_task: Callable[[int], None] | None = None,
     batch_rows: int = BATCH_ROWS,
+    batch_bytes: int = BATCH_BYTES,
+    csv_raw: bool = False,
 ) -> Exported:
     """Write one table over ``source`` to ``output``. The metric columns of the tasks and attempts tables are
     found by a first pass over the attempts (unless ``columns`` names them), so that every batch has one
-    schema. ``on_task`` is called with the number of tasks read so far (a progress bar)."""
+    schema. ``on_task`` is called with the number of tasks read so far (a progress bar). A CSV cell that a
+    spreadsheet would run as a formula is written quoted, unless ``csv_raw`` (see the module's note)."""
     pa = _pyarrow()
     metrics = metric_names(table, source) if columns is None else []
+    if len(metrics) > MAX_METRIC_COLUMNS:
+        raise ValueError(
+            f"the runs name {len(metrics)} metrics, more than the {MAX_METRIC_COLUMNS} metric columns an export "
+            "writes unless they are named: pick them with --columns"
+        )
     arrow_schema = schema(table, metrics, columns)
     rows = Rows(table, source, strict=strict, on_task=on_task)
     written = 0
 
     def produce(stream: BinaryIO) -> None:
         nonlocal written
-        writer = _writer(pa, to, stream, arrow_schema)
+        writer = _writer(pa, to, stream, arrow_schema, csv_raw)
         try:
-            for batch in batches(rows, arrow_schema, batch_rows):
+            # CSV and JSON Lines spell a shared string out in every row: their batches count it in every row
+            for batch in batches(rows, arrow_schema, batch_rows, budget=batch_bytes, spelled_out=to != "parquet"):
                 writer(batch)
                 written += batch.num_rows
         finally:
@@ -69,7 +98,7 @@ def task_count(source: Source) -> int:
     return sum(1 for run in runs_of(source) for _ in run.tasks())
 
 
-def _writer(pa: Any, to: Format, stream: BinaryIO, arrow_schema: Any) -> Callable[[Any], None]:
+def _writer(pa: Any, to: Format, stream: BinaryIO, arrow_schema: Any, csv_raw: bool) -> Callable[[Any], None]:
     """A function that writes one batch, and closes the format's writer when given None."""
     if to == "parquet":
         import pyarrow.parquet  # type: ignore[import-untyped]  # the optional extra [tables], as pyarrow
@@ -80,7 +109,9 @@ def _writer(pa: Any, to: Format, stream: BinaryIO, arrow_schema: Any) -> Callabl
         import pyarrow.csv  # type: ignore[import-untyped]  # the optional extra [tables], as pyarrow
 
         csv = pyarrow.csv.CSVWriter(stream, arrow_schema)
-        return lambda batch: csv.close() if batch is None else csv.write_batch(batch)
+        if csv_raw:
+            return lambda batch: csv.close() if batch is None else csv.write_batch(batch)
+        return lambda batch: csv.close() if batch is None else csv.write_batch(neutralized(pa, batch))
 
     def lines(batch: Any) -> None:
         if batch is not None:
@@ -88,3 +119,25 @@ def _writer(pa: Any, to: Format, stream: BinaryIO, arrow_schema: Any) -> Callabl
                 stream.write(json.dumps(row, ensure_ascii=False, allow_nan=False).encode("utf-8") + b"\n")
 
     return lines
+
+
+# A cell a spreadsheet runs: one starting with = + - @, or a tab or carriage return (which some strip before one).
+_FORMULA = "^[=+\\-@\t\r]"
+# A plain decimal number, which a spreadsheet reads as that number: left as it is (RE2 syntax, as pyarrow's).
+_NUMBER = "^[+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
+
+
+def neutralized(pa: Any, batch: Any) -> Any:
+    """The batch with every string cell a spreadsheet would run as a formula prefixed with a single quote."""
+    return pa.RecordBatch.from_arrays([_neutral(pa, column) for column in batch.columns], schema=batch.schema)
+
+
+def _neutral(pa: Any, array: Any) -> Any:
+    import pyarrow.compute as pc  # type: ignore[import-untyped]  # the optional extra [tables], as pyarrow
+
+    if pa.types.is_dictionary(array.type):  # its distinct values only: each once
+        return pa.DictionaryArray.from_arrays(array.indices, _neutral(pa, array.dictionary))
+    if not pa.types.is_string(array.type):
+        return array
+    risky = pc.and_(pc.match_substring_regex(array, _FORMULA), pc.invert(pc.match_substring_regex(array, _NUMBER)))
+    return pc.if_else(risky, pc.binary_join_element_wise("'", array, ""), array)

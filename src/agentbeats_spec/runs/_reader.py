@@ -3,11 +3,17 @@
 Tasks are found as AgentCompass 1.0.1 files them (``details/<state>/<task>/``, and a v2 task directly in
 ``details/<task>/``) and listed from their identity index alone: no attempt payload is read until a task is
 read, so memory does not grow with the number of tasks.
+
+Every file is read as ``validate`` reads it (``reading._bounded.confined``): where the listing found it. The run
+folder's real location is taken once, when it is opened (or listed, below a folder of runs); a folder of it is
+opened in its parent's descriptor without following a link, and a task folder (or a folder above it) swapped for a
+link after the listing is refused, an issue naming it, never followed.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,9 +25,10 @@ from .._codes import Severity
 from .._issues import InvalidDocument, Issue
 from ..checking._sources import examine_named, members
 from ..layouts import agentcompass as layout
+from ..reading._bounded import confined, lstat, real_place
 from ..records._states import FINAL_STATES, RUNNING, STATES
 from ..records._versions import TASK_V2
-from ..tasks._detail import TaskSoFar, read_task
+from ..tasks._detail import TaskSoFar, read_task_at
 from ..walk._fs import entries, is_file, is_folder, require
 
 if TYPE_CHECKING:
@@ -45,12 +52,16 @@ class TaskRef:
     folder: Path
     complete: bool
     attempts: tuple[int, ...]
+    # Where the folder really was when it was listed (no link in it): it is read only there.
+    real: str | None = attrs.field(default=None, repr=False, eq=False)
 
     def read(self) -> TaskDetail | TaskSoFar:
         """The task's record: a ``TaskDetail`` (a v2 task converted as the 1.0.1 reader converts it), or, for a
         task that has not published its shared metadata yet, a :class:`TaskSoFar` of what it holds so far.
-        Raises :class:`InvalidDocument` when the task folder has an error."""
-        return read_task(self.folder, partial=True)
+        Raises :class:`InvalidDocument` when the task folder has an error, or was swapped for a symbolic link
+        since it was listed (``security.path-escape``: nothing of where the link leads is read)."""
+        real = self.real if self.real is not None else real_place(self.folder)
+        return read_task_at(self.folder, real, partial=True)
 
 
 @attrs.define
@@ -65,6 +76,8 @@ class Run:
     progress: ProgressSnapshot | None
     issues: list[Issue] = attrs.field(factory=list)
     on_issue: OnIssue | None = attrs.field(default=None, repr=False)
+    # Where ``path`` really was when the run was opened (no link in it): its files are read only there.
+    real: str | None = attrs.field(default=None, repr=False, kw_only=True)
 
     @property
     def run_id(self) -> str | None:
@@ -84,17 +97,21 @@ class Run:
         details = self.path / "details"
         if not is_folder(details):
             return
+        real = self.real if self.real is not None else real_place(self.path)
         collector = _Forward(self)
-        listing = entries(details, collector, self.path)
+        # Each listing and each task's reads in a confinement of their own, entered and left between two yields:
+        # a context variable set in a generator would leak into its caller's code.
+        with confined(self.path, real):
+            listing = entries(details, collector, self.path)
         states = {entry.name for entry in listing if entry.is_folder}
         for state in FINAL_STATES:
             if state in states:
-                yield from self._state_folder(details / state, state, collector)
+                yield from self._state_folder(details / state, state, collector, real)
         for entry in listing:
             if entry.name in STATES and entry.is_folder:
                 continue
             if entry.is_folder and is_file(entry.path / "task.json"):
-                ref = self._ref(entry.path, None)
+                ref = self._ref(entry.path, None, real)
                 if ref is not None:
                     yield ref
             elif entry.is_folder:  # said as the layout says it; its tasks, if any, are not where a reader looks
@@ -105,16 +122,23 @@ class Run:
                     entry.path, "layout.unexpected-entry", "only state folders belong in details/", "warning"
                 )
         if RUNNING in states:
-            yield from self._state_folder(details / RUNNING, RUNNING, collector)
+            yield from self._state_folder(details / RUNNING, RUNNING, collector, real)
 
-    def _state_folder(self, folder: Path, state: str, collector: _Forward) -> Iterator[TaskRef]:
-        for entry in entries(folder, collector, self.path):
+    def _state_folder(self, folder: Path, state: str, collector: _Forward, real: str) -> Iterator[TaskRef]:
+        with confined(self.path, real):
+            listing = entries(folder, collector, self.path)
+        for entry in listing:
             if entry.is_folder:
-                ref = self._ref(entry.path, state)
+                ref = self._ref(entry.path, state, real)
                 if ref is not None:
                     yield ref
 
-    def _ref(self, folder: Path, state: str | None) -> TaskRef | None:
+    def _ref(self, folder: Path, state: str | None, run_real: str) -> TaskRef | None:
+        real = os.path.join(run_real, os.path.relpath(folder, self.path))
+        with confined(folder, real):
+            return self._listed(folder, state, real)
+
+    def _listed(self, folder: Path, state: str | None, real: str) -> TaskRef | None:
         index_path = folder / "task.json"
         if not require(index_path, "file", _Forward(self), folder, "a task folder holds task.json; this one has none"):
             return None
@@ -129,10 +153,17 @@ class Run:
         numbers = tuple(sorted(int(key) for key in mapping if isinstance(key, str) and key.isdigit()))
         published = all(member in data for member in layout.SHARED)
         placed = state in FINAL_STATES or (state is None and data.get("schema_version") == TASK_V2)
-        results = all(isinstance(name, str) and is_file(folder / name / "result.json") for name in mapping.values())
-        return TaskRef(
-            task_id=task_id, state=state, folder=folder, complete=published and placed and results, attempts=numbers
-        )
+        results = all(isinstance(name, str) and _regular(folder / name / "result.json") for name in mapping.values())
+        complete = published and placed and results
+        return TaskRef(task_id=task_id, state=state, folder=folder, complete=complete, attempts=numbers, real=real)
+
+
+def _regular(path: Path) -> bool:
+    """A regular file, seen where the listing saw its folder (never through a link)."""
+    try:
+        return stat.S_ISREG(lstat(path).st_mode)
+    except OSError:  # a Refused one too: not a result that can be read
+        return False
 
 
 class _Forward:
@@ -165,34 +196,58 @@ def open_run(path: str | os.PathLike[str], *, on_issue: OnIssue | None = None) -
     root = Path(path)
     if not is_folder(root):
         raise NotADirectoryError(f"not a run folder: {root}")
-    run = Run(root, None, None, None, None, on_issue=on_issue)
-    for attribute, name, kind in _RUN_FILES:
-        file = root / name
-        if not is_file(file):
-            continue
-        try:
-            setattr(run, attribute, _api.load(file, kind))
-        except InvalidDocument as error:
-            for issue in error.issues:
-                run.report(issue)
+    return _opened(root, real_place(root), on_issue)
+
+
+def _opened(root: Path, real: str, on_issue: OnIssue | None) -> Run:
+    """The run at ``root``, which really was at ``real`` when it was found: every file is read only there."""
+    run = Run(root, None, None, None, None, on_issue=on_issue, real=real)
+    with confined(root, real):
+        for attribute, name, kind in _RUN_FILES:
+            file = root / name
+            if not is_file(file):
+                continue
+            try:
+                # load follows a link the user names; confined, the file must still be where the run is: a link
+                # swapped in since is refused (security.path-escape), never followed
+                setattr(run, attribute, _api.load(file, kind))
+            except InvalidDocument as error:
+                for issue in error.issues:
+                    run.report(issue)
     return run
 
 
 def iter_runs(folder: str | os.PathLike[str], *, on_issue: OnIssue | None = None) -> Iterator[Run]:
     """Every AgentCompass run at or below ``folder`` (a folder with ``details/`` or ``run_info.json``), in name
-    order, each opened as :func:`open_run` opens it; a run's own folders are not searched for more runs."""
-    pending = [Path(folder)]
+    order, each opened as :func:`open_run` opens it; a run's own folders are not searched for more runs.
+
+    The folders are listed as ``validate`` lists them: a link among them is reported (``security.symlink``, or
+    ``security.path-escape`` when it leads outside ``folder``) and never followed, and each run is read where
+    the listing found it. ``folder`` itself a link is reported and nothing is read."""
+    top = Path(folder)
+    report = _Report(on_issue)
+    if os.path.islink(top):
+        report.about(top, "security.symlink", "symbolic link not followed, so no run was read")
+        return
+    top_real = real_place(top)
+    pending = [top]
     while pending:
         current = pending.pop()
+        real = top_real if current == top else os.path.join(top_real, os.path.relpath(current, top))
         if is_folder(current / "details") or is_file(current / "run_info.json"):
-            yield open_run(current, on_issue=on_issue)
+            yield _opened(current, real, on_issue)
             continue
-        try:
-            names = sorted(os.listdir(current))
-        except OSError as error:
-            reason = f"cannot read: {error.strerror or error}"
-            issue = Issue(file=str(current), severity="error", code="io.unreadable", message=reason)
-            if on_issue is not None:
-                on_issue(issue)
-            continue
-        pending.extend(reversed([current / name for name in names if is_folder(current / name)]))
+        with confined(current, real):  # the folder itself, checked to be where it was found: no chain from the top
+            listing = entries(current, report, top)
+        pending.extend(reversed([entry.path for entry in listing if entry.is_folder]))
+
+
+class _Report:
+    """The listing's reports, to ``on_issue`` when given (a ``Reporter``)."""
+
+    def __init__(self, on_issue: OnIssue | None) -> None:
+        self.on_issue = on_issue
+
+    def about(self, path: Path, code: str, message: str, severity: Severity = "error") -> None:
+        if self.on_issue is not None:
+            self.on_issue(Issue(file=str(path), severity=severity, code=code, message=message))

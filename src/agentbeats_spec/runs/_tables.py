@@ -2,10 +2,16 @@
 
 Rows are made one task at a time from the run reader (``_reader``) and gathered into record batches of a fixed
 schema, so that a writer can stream them (``export``); the columns are documented in docs/tables.md.
+
+A run-level or task-level value (a run's ``model``, a task's ``category``) is the same string in every row of its
+run or task, and may be as long as the file it comes from: its columns are dictionary-encoded, so that a batch
+holds it once, and a batch is bounded by the bytes its strings hold as well as by its rows. So memory follows the
+largest file, never rows times strings.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Literal
@@ -20,6 +26,12 @@ TableName = Literal["tasks", "attempts", "steps", "issues"]
 TABLES: tuple[TableName, ...] = ("tasks", "attempts", "steps", "issues")
 METRIC = "metric."  # the prefix of a metric's own column
 BATCH_ROWS = 4096
+# The characters of strings one batch may hold (a shared string counted once, unless the writer spells it out in
+# every row: CSV and JSON Lines); a row larger than this is a batch of its own.
+BATCH_BYTES = 16 << 20
+_ROW_COST = 256  # what a row costs beyond its strings (its dict, its numbers), so that many tiny rows still count
+# The columns whose value is shared by the rows of a run or of a task: dictionary<int32, string> in Arrow.
+SHARED = frozenset({"run_id", "run_path", "benchmark", "harness", "model", "task_id", "state", "category"})
 
 # The fixed columns of each table, in order, with their Arrow types by name; metric columns follow, sorted.
 _RUN = [("run_id", "string"), ("run_path", "string"), ("benchmark", "string"), ("harness", "string"),
@@ -169,10 +181,23 @@ def _steps(payload: Any) -> list[Any]:
 
 
 def _number(value: Any, *, counter: bool = False) -> float | None:
-    """A numeric value; a negative timing (AgentCompass writes -1 for "not measured") is no value."""
+    """A numeric value; a negative timing (AgentCompass writes -1 for "not measured") is no value, and neither is
+    an integer beyond a double's range (valid JSON, which validate warns of: json.large-integer)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return None if counter and value < 0 else float(value)
+    return None if counter and value < 0 else _float(value)
+
+
+def _float(value: bool | int | float) -> float | None:
+    try:
+        return float(value)
+    except OverflowError:
+        return None
+
+
+def _integer(value: float | None) -> int | None:
+    """A sum of counts as an integer; none when it is no finite number (its column holds what int64 can)."""
+    return int(value) if value is not None and math.isfinite(value) else None
 
 
 def _step_row(step: Any) -> Row:
@@ -185,8 +210,8 @@ def _step_row(step: Any) -> Row:
         "step_id": step_id if isinstance(step_id, int) and not isinstance(step_id, bool) else None,
         "started_at": _text(_member(step, "started_at")),
         "finished_at": _text(_member(step, "finished_at")),
-        "prompt_tokens": int(prompt) if prompt is not None else None,
-        "completion_tokens": int(completion) if completion is not None else None,
+        "prompt_tokens": _integer(prompt),
+        "completion_tokens": _integer(completion),
         "llm_infer_ms": _number(_member(metric, "llm_infer_ms"), counter=True),
         "env_action_ms": _number(_member(metric, "env_action_ms"), counter=True),
         "stop_reason": _text(_member(metric, "stop_reason")),
@@ -215,13 +240,11 @@ def _attempt_row(payload: Any, retries: int) -> Row:
     }
     for name in ("prompt_tokens", "completion_tokens", "llm_infer_ms", "env_action_ms"):
         row[name] = _sum(step[name] for step in steps)
-    if row["prompt_tokens"] is not None:
-        row["prompt_tokens"] = int(row["prompt_tokens"])
-    if row["completion_tokens"] is not None:
-        row["completion_tokens"] = int(row["completion_tokens"])
+    row["prompt_tokens"] = _integer(row["prompt_tokens"])
+    row["completion_tokens"] = _integer(row["completion_tokens"])
     metrics = _member(payload, "metrics")
     for name, value in (metrics if isinstance(metrics, dict) else {}).items():
-        row[METRIC + name] = float(value) if isinstance(value, (bool, int, float)) else None
+        row[METRIC + name] = _float(value) if isinstance(value, (bool, int, float)) else None
     return row
 
 
@@ -252,7 +275,8 @@ def schema(table: TableName, metrics: Iterable[str] = (), columns: Sequence[str]
     """The Arrow schema of a table: its fixed columns, then one float64 column per metric (``metric.<name>``);
     ``columns`` picks and orders them (a name neither fixed nor a metric seen is refused)."""
     pa = _pyarrow()
-    fields = [(name, getattr(pa, kind)()) for name, kind in COLUMNS[table]]
+    shared = pa.dictionary(pa.int32(), pa.string())
+    fields = [(name, shared if name in SHARED else getattr(pa, kind)()) for name, kind in COLUMNS[table]]
     if table in ("tasks", "attempts"):
         fields += [(name, pa.float64()) for name in sorted(set(metrics))]
     if columns is not None:
@@ -272,20 +296,74 @@ def metric_names(table: TableName, source: Source) -> list[str]:
     return sorted({name for row in rows for name in row if name.startswith(METRIC)})
 
 
-def batches(rows: Iterable[Row], arrow_schema: Any, size: int = BATCH_ROWS) -> Iterator[Any]:
-    """The rows as record batches of ``arrow_schema``, ``size`` rows at a time (memory bounded by ``size``)."""
+def batches(
+    rows: Iterable[Row],
+    arrow_schema: Any,
+    size: int = BATCH_ROWS,
+    *,
+    budget: int = BATCH_BYTES,
+    spelled_out: bool = False,
+) -> Iterator[Any]:
+    """The rows as record batches of ``arrow_schema``: at most ``size`` rows, and no more than ``budget``
+    characters of strings unless one row alone holds more. A dictionary-encoded string is counted once per batch,
+    or in every row when ``spelled_out`` (a writer that writes it out in every row: its batch holds it so)."""
     pa = _pyarrow()
-    names = arrow_schema.names
+    fields = [(field.name, pa.types.is_dictionary(field.type)) for field in arrow_schema]
     pending: list[Row] = []
+    used = 0
+    counted: set[str] = set()  # the shared strings this batch already holds
+
+    width = 8 * len(fields)  # every column holds a value (or its null) in every row: a wide table counts
+
+    def cost_of(row: Row) -> int:
+        cost = _ROW_COST + width
+        for name, shared in fields:
+            value = row.get(name)
+            if isinstance(value, str) and (spelled_out or not shared or value not in counted):
+                cost += len(value)
+                if shared and not spelled_out:
+                    counted.add(value)  # hashed once: a shared value is one str object, its hash kept
+        return cost
+
     for row in rows:
+        cost = cost_of(row)
+        if pending and used + cost > budget:
+            yield _batch(pa, arrow_schema, pending)
+            pending, used = [], 0
+            counted.clear()
+            cost = cost_of(row)
         pending.append(row)
+        used += cost
         if len(pending) >= size:
-            yield pa.RecordBatch.from_pylist([{name: row.get(name) for name in names} for row in pending],
-                                             schema=arrow_schema)  # fmt: skip
-            pending = []
+            yield _batch(pa, arrow_schema, pending)
+            pending, used = [], 0
+            counted.clear()
     if pending:
-        yield pa.RecordBatch.from_pylist([{name: row.get(name) for name in names} for row in pending],
-                                         schema=arrow_schema)  # fmt: skip
+        yield _batch(pa, arrow_schema, pending)
+
+
+def _batch(pa: Any, arrow_schema: Any, rows: list[Row]) -> Any:
+    """One record batch, built column by column: a shared column as its distinct values and their indices."""
+    arrays = []
+    for field in arrow_schema:
+        values = [row.get(field.name) for row in rows]
+        if pa.types.is_dictionary(field.type):
+            distinct: dict[Any, int] = {}
+            indices = [None if value is None else distinct.setdefault(value, len(distinct)) for value in values]
+            dictionary = pa.array(list(distinct), type=field.type.value_type)
+            arrays.append(pa.DictionaryArray.from_arrays(pa.array(indices, type=field.type.index_type), dictionary))
+        elif pa.types.is_int64(field.type):  # an integer of the files beyond int64 (valid JSON): no value
+            fits = [value if value is None or -(1 << 63) <= value < 1 << 63 else None for value in values]
+            arrays.append(pa.array(fits, type=field.type))
+        elif pa.types.is_float64(field.type):  # a sum or mean beyond a double's range: no value, in every format
+            arrays.append(
+                pa.array(
+                    [value if value is None or math.isfinite(value) else None for value in values], type=field.type
+                )
+            )
+        else:
+            arrays.append(pa.array(values, type=field.type))
+    return pa.RecordBatch.from_arrays(arrays, schema=arrow_schema)
 
 
 def _table(table: TableName, source: Source, columns: Sequence[str] | None, strict: bool) -> Any:

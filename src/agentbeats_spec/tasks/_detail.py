@@ -28,6 +28,7 @@ from .._text import describe, quote
 from ..checking._collect import Collector
 from ..checking._examine import issues_of
 from ..layouts import agentcompass as layout
+from ..reading._bounded import confined, real_place
 from ..records import _legacy, _persisted
 from ..records._states import RUNNING, STATES, final_state
 from ..records._versions import CURRENT_TASK, READABLE_TASKS, TASK_V2
@@ -57,10 +58,24 @@ def read_task(task_dir: str | os.PathLike[str], *, partial: bool = False) -> Tas
     With ``partial=True``, a task that has not published its shared metadata yet (a running task, which
     ``validate`` calls valid) is no error: it gives a :class:`TaskSoFar`, the attempts that have a result so far
     and whatever shared metadata there is, read and checked as a finished task's are.
+
+    The folder is read as ``validate`` reads a task: where it was when this was called, never through a link. A
+    ``task_dir`` that is a symbolic link raises :class:`InvalidDocument` (``security.symlink``); one swapped for a
+    link while it is read, or a folder in it, is refused as ``validate`` refuses it (``security.path-escape``).
     """
     folder = Path(task_dir)
+    if os.path.islink(folder):
+        message = "a symbolic link where a task folder was expected; not followed"
+        raise InvalidDocument([Issue(file=str(folder), severity="error", code="security.symlink", message=message)])
+    return read_task_at(folder, real_place(folder), partial=partial)
+
+
+def read_task_at(folder: Path, real: str, *, partial: bool) -> TaskDetail | TaskSoFar:
+    """:func:`read_task` of a task folder that really was at ``real`` (no link in it) when it was found: every
+    file is read only there (``reading._bounded.confined``)."""
     collector = Collector()
-    files = layout.check_task(folder, collector)
+    with confined(folder, real):
+        files = layout.check_task(folder, collector)
     report = collector.report()
     legacy = files is not None and _version(files) == TASK_V2
     if files is not None and legacy:
