@@ -38,6 +38,8 @@ TIERS: dict[str, dict[str, str]] = {
         "reading/test_native.py": "differential: the native and exact readers on generated documents and mutants",
         "reading/test_not_a_file.py": "every command in a child process with a timeout (FIFOs, /dev/zero)",
         "reading/test_memory.py": "a child process run out of memory",
+        "output/test_everyday.py::test_standard_input_is_read_without_allocating_the_limit": "a child process "
+        "held to a memory limit",
         "reading/test_confined.py": "folders swapped for links under a command in a child process",
         "api/test_codes.py::test_no_security_alert_in_the_mutant_corpus": "the mutant corpus of interop/test_ajv.py",
         "api/test_codes.py::test_every_code_of_the_table_is_reached": "the same corpus, and every invalid fixture",
