@@ -11,7 +11,6 @@ import contextlib
 import errno
 import functools
 import gc
-import importlib.util
 import io
 import json
 import os
@@ -218,8 +217,8 @@ def _parser() -> argparse.ArgumentParser:
         "watch",
         help="check a run while it is written; exit as validate would on the finished run",
         description="Check what a run folder holds, then each file as its writer publishes it, with the checks of "
-        "validate; end when run_info.json records the run's end (or on Ctrl-C, SIGTERM or --timeout). Needs the "
-        "watch extra (watchfiles).",
+        "validate; end when run_info.json records the run's end (or on Ctrl-C, SIGTERM or --timeout). The folder is "
+        "polled with the walk's own listing: no link in it is followed.",
     )  # fmt: skip
     watch.set_defaults(handler=_watch)
     watch.add_argument("path", metavar="RUN", type=Path)
@@ -232,7 +231,7 @@ def _parser() -> argparse.ArgumentParser:
     watch.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="stop watching after this long")
     watch.add_argument(
         "--poll", action="store_true",
-        help="poll the folder instead of waiting for file-system events (network file systems)",
+        help="kept for compatibility: watch always polls the folder, with a listing that follows no link",
     )  # fmt: skip
     watch.add_argument("--allow-empty", action="store_true", help="accept a run that ends holding no artifact")
     _limit_options(watch)
@@ -912,9 +911,6 @@ def _watch(arguments: argparse.Namespace) -> int:
     if not path.is_dir():
         print(f"agentbeats-spec: error: {shown(path)} is not a folder: watch a run's folder", file=sys.stderr)
         return EXIT_USAGE
-    if importlib.util.find_spec("watchfiles") is None:
-        print("agentbeats-spec: error: watch needs watchfiles: pip install 'agentbeats-spec[watch]'", file=sys.stderr)
-        return EXIT_USAGE
     options = _reporters.Options(strict=arguments.strict, show_info=arguments.show_info)
 
     def show(issue: Issue, fixed: bool = False) -> None:
@@ -931,7 +927,6 @@ def _watch(arguments: argparse.Namespace) -> int:
         show,
         on_fixed=functools.partial(show, fixed=True),
         timeout=arguments.timeout,
-        force_polling=arguments.poll or None,
     )
     if watched.ending != "finished":
         said = "--timeout" if watched.ending == "timeout" else "interrupted"
