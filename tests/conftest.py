@@ -40,6 +40,8 @@ TIERS: dict[str, dict[str, str]] = {
         "reading/test_native.py": "differential: the native and exact readers on generated documents and mutants",
         "reading/test_not_a_file.py": "every command in a child process with a timeout (FIFOs, /dev/zero)",
         "reading/test_memory.py": "a child process run out of memory",
+        "output/test_everyday.py::test_standard_input_is_read_without_allocating_the_limit": "a child process "
+        "held to a memory limit",
         "reading/test_confined.py": "folders swapped for links under a command in a child process",
         "runs/test_reader_confined.py::test_a_task_folder_swapped": "the run reader in a child process",
         "runs/test_reader_confined.py::test_export_refuses": "export in a child process, a task folder swapped",

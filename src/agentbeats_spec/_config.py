@@ -165,7 +165,7 @@ def load(path: Path | None, *, search: bool = True) -> Config:
     try:
         here = Path.cwd()  # where the search starts, and what --exclude globs are relative to
     except OSError as error:  # a working folder removed under the command
-        raise SpecError(f"cannot use the working folder: {error.strerror or error}") from None
+        raise SpecError(f"the working folder cannot be read (was it deleted?): {error.strerror or error}") from None
     if path is None:
         found = find(here) if search else None
         return Config(root=here) if found is None else read(found)

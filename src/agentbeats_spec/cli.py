@@ -11,7 +11,6 @@ import contextlib
 import errno
 import functools
 import gc
-import importlib.util
 import io
 import json
 import os
@@ -39,7 +38,7 @@ from .checking._kinds import KINDS
 from .checking._kinds import get as get_kind
 from .checking._sources import examine_source
 from .layouts import check_paths, check_repository, scan_paths
-from .reading._bounded import read_bounded
+from .reading._bounded import read_bounded, read_stream
 from .reading._trusted import Untrusted, warn_on_stderr
 from .watching._watch import watch_run
 
@@ -220,8 +219,8 @@ def _parser() -> argparse.ArgumentParser:
         "watch",
         help="check a run while it is written; exit as validate would on the finished run",
         description="Check what a run folder holds, then each file as its writer publishes it, with the checks of "
-        "validate; end when run_info.json records the run's end (or on Ctrl-C, SIGTERM or --timeout). Needs the "
-        "watch extra (watchfiles).",
+        "validate; end when run_info.json records the run's end (or on Ctrl-C, SIGTERM or --timeout). The folder is "
+        "polled with the walk's own listing: no link in it is followed.",
     )  # fmt: skip
     watch.set_defaults(handler=_watch)
     watch.add_argument("path", metavar="RUN", type=Path)
@@ -234,7 +233,7 @@ def _parser() -> argparse.ArgumentParser:
     watch.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="stop watching after this long")
     watch.add_argument(
         "--poll", action="store_true",
-        help="poll the folder instead of waiting for file-system events (network file systems)",
+        help="kept for compatibility: watch always polls the folder, with a listing that follows no link",
     )  # fmt: skip
     watch.add_argument("--allow-empty", action="store_true", help="accept a run that ends holding no artifact")
     _limit_options(watch)
@@ -486,7 +485,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
     except OSError as error:
         if not _is_stdout_error(error):
-            raise
+            return _os_error(error, arguments)
         _discard_stdout()
         reason = shown(error.strerror or error)
         print(f"agentbeats-spec: error: cannot write standard output: {reason}", file=sys.stderr)
@@ -504,14 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_INTERNAL
     except Exception as error:  # a bug: say so in one line, never with a traceback
-        with contextlib.suppress(Exception):  # the outputs say the run failed, if they can
-            _write_outputs(Report((), 0), arguments, EXIT_INTERNAL, (f"internal error ({type(error).__name__})",))
-        print(
-            f"agentbeats-spec: internal error ({type(error).__name__}: {shown(error)}); please report it with the "
-            "command line and, if you can, the file that caused it",
-            file=sys.stderr,
-        )
-        return EXIT_INTERNAL
+        return _internal(error, arguments)
     finally:
         gc.unfreeze()  # main called again in the same process (tests, an embedding tool) frees what it leaves
 
@@ -567,6 +559,44 @@ def _discard_stdout() -> None:
         os.close(devnull)
     except (OSError, ValueError):
         pass
+
+
+def _os_error(error: OSError, arguments: argparse.Namespace) -> int:
+    """An OSError that no command turned into an issue. One about a path (a named run swapped for a link while it
+    was read, a folder removed meanwhile) is a problem of the input: exit 2, naming the path, never a traceback and
+    never exit 1, which CI would read as "invalid". So is a working folder that was deleted. Any other is a bug:
+    the one-line internal error (exit 3)."""
+    reason = error.strerror or str(error)
+    if error.filename is not None:
+        note = f"{error.filename}: {reason}"
+    elif _working_folder_gone():
+        note = f"the working folder cannot be read (was it deleted?): {reason}"
+    else:
+        return _internal(error, arguments)
+    print(f"agentbeats-spec: error: {shown(note)}", file=sys.stderr)
+    with contextlib.suppress(Exception):  # the outputs say the run failed, if they can
+        _write_outputs(Report((), 0), arguments, EXIT_USAGE, (note,))
+    return EXIT_USAGE
+
+
+def _working_folder_gone() -> bool:
+    try:
+        os.getcwd()
+    except OSError:
+        return True
+    return False
+
+
+def _internal(error: Exception, arguments: argparse.Namespace) -> int:
+    """A bug: said in one line, never with a traceback (exit 3)."""
+    with contextlib.suppress(Exception):  # the outputs say the run failed, if they can
+        _write_outputs(Report((), 0), arguments, EXIT_INTERNAL, (f"internal error ({type(error).__name__})",))
+    print(
+        f"agentbeats-spec: internal error ({type(error).__name__}: {shown(error)}); please report it with the "
+        "command line and, if you can, the file that caused it",
+        file=sys.stderr,
+    )
+    return EXIT_INTERNAL
 
 
 def _is_stdout_error(error: OSError) -> bool:
@@ -639,8 +669,8 @@ def _validate_stdin(arguments: argparse.Namespace) -> int:
         raise SpecError("- (standard input) is one document: name it alone")
     kind = get_kind(arguments.kind) if arguments.kind else None
     limit = current().limits.max_file_size
-    raw = sys.stdin.buffer.read(limit + 1)
-    if len(raw) > limit:
+    raw = read_stream(sys.stdin.buffer, limit)
+    if raw is None:
         raise SpecError(f"standard input holds more than --max-file-size ({limit} bytes)")
     settings = current().with_allow(_validate_allow(arguments))
     with applied(settings):
@@ -955,9 +985,6 @@ def _watch(arguments: argparse.Namespace) -> int:
     if not path.is_dir():
         print(f"agentbeats-spec: error: {shown(path)} is not a folder: watch a run's folder", file=sys.stderr)
         return EXIT_USAGE
-    if importlib.util.find_spec("watchfiles") is None:
-        print("agentbeats-spec: error: watch needs watchfiles: pip install 'agentbeats-spec[watch]'", file=sys.stderr)
-        return EXIT_USAGE
     options = _reporters.Options(strict=arguments.strict, show_info=arguments.show_info)
 
     def show(issue: Issue, fixed: bool = False) -> None:
@@ -974,7 +1001,6 @@ def _watch(arguments: argparse.Namespace) -> int:
         show,
         on_fixed=functools.partial(show, fixed=True),
         timeout=arguments.timeout,
-        force_polling=arguments.poll or None,
     )
     if watched.ending != "finished":
         said = "--timeout" if watched.ending == "timeout" else "interrupted"

@@ -38,7 +38,6 @@ LAZY = {
     "distributed": "optional extra [dask]",
     "distributed.diagnostics.progressbar": "optional extra [dask]",
     "fsspec": "optional extra [dask]",
-    "watchfiles": "optional extra [watch]: only watch needs it",
     "agentbeats_spec.distributed": "imports dask, an optional extra",
     "multiprocessing": "only a run with workers starts processes",
     "concurrent.futures": "only a run with workers starts processes",

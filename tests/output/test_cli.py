@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -289,3 +290,64 @@ def test_the_users_cache_folder_inside_a_checked_folder_means_no_cache(
     assert _cache.for_run(None, [tmp_path], "options") is None
     elsewhere = _cache.for_run(None, [tmp_path / "tree"], "options")
     assert elsewhere is not None and elsewhere.folder == tmp_path / "cache"
+
+
+# -- an OSError is a usage error naming its path, or the one-line internal error; never a traceback, never exit 1 --
+
+
+@pytest.mark.parametrize(
+    ("command", "function"),
+    [("validate", "check_paths"), ("scan", "scan_paths"), ("watch", "watch_run"), ("check-l1", "check_repository")],
+)
+def test_a_path_that_changes_under_the_command_exits_2_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, command: str, function: str
+) -> None:
+    """A named run swapped between a folder and a link while it is read ended in a traceback and exit 1, which CI
+    reads as "invalid": it is a problem of the input, exit 2, the path named, and the SARIF log says so."""
+    folder = tmp_path / "run"
+    shutil.copytree(VALID / "agentcompass-run", folder)
+    gone = folder / "metrics.json"
+
+    def swapped(*arguments: object, **options: object) -> None:
+        raise FileNotFoundError(2, "No such file or directory", str(gone))
+
+    monkeypatch.setattr(f"agentbeats_spec.cli.{function}", swapped)
+    log = tmp_path / "log.sarif"
+    outputs = [] if command == "watch" else ["--output", f"sarif:{log}"]
+    code, out, err = run(capsys, command, str(folder), *outputs)
+    assert (code, out, err) == (2, "", f"agentbeats-spec: error: {gone}: No such file or directory\n")
+    if outputs:
+        (invocation,) = json.loads(log.read_text(encoding="utf-8"))["runs"][0]["invocations"]
+        assert (invocation["executionSuccessful"], invocation["exitCode"]) == (False, 2)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["validate", "."], ["scan", "."], ["watch", "."], ["convert", "t.json", "--to", "atif", "-o", "t.atif.json"],
+     ["validate", str(VALID / "actf" / "trajectory.json")]],
+)  # fmt: skip
+def test_a_deleted_working_folder_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, argv: list[str]
+) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    code, out, err = run(capsys, *argv)
+    assert (code, out) == (2, "")
+    assert err == (
+        "agentbeats-spec: error: the working folder cannot be read (was it deleted?): No such file or directory\n"
+    )
+
+
+def test_an_os_error_about_no_path_is_the_one_line_internal_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*arguments: object, **options: object) -> None:
+        raise OSError(22, "Invalid argument")
+
+    monkeypatch.setattr("agentbeats_spec.cli.check_paths", broken)
+    code, out, err = run(capsys, "validate", "--no-cache", str(VALID / "actf" / "trajectory.json"))
+    assert (code, out) == (3, "")
+    assert err.startswith("agentbeats-spec: internal error (OSError: [Errno 22] Invalid argument); please report")
+    assert err.count("\n") == 1

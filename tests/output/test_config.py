@@ -590,5 +590,6 @@ def test_a_working_folder_removed_under_the_command_is_a_usage_error(
     (project / "gone").rmdir()
     assert main(["validate", *switch, str(project / "inv")]) == 2
     assert (
-        capsys.readouterr().err == "agentbeats-spec: error: cannot use the working folder: No such file or directory\n"
+        capsys.readouterr().err
+        == "agentbeats-spec: error: the working folder cannot be read (was it deleted?): No such file or directory\n"
     )

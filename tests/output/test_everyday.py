@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -11,7 +13,8 @@ import pytest
 
 from agentbeats_spec.cli import main
 
-from ..conftest import FIXTURES, VALID
+from ..conftest import FIXTURES, ROOT, VALID
+from ..reading.test_memory import HELD
 
 TRAJECTORY = b'{"schema_version": "ACTF_v1.0", "steps": "x"}\n'
 RED, BOLD, RESET = "\x1b[1;31m", "\x1b[1m", "\x1b[0m"
@@ -66,6 +69,30 @@ def test_dash_is_bounded_by_max_file_size(capsys: pytest.CaptureFixture[str], mo
     given_stdin(monkeypatch, TRAJECTORY)
     code, _, err = run(capsys, "validate", "--max-file-size", "10", "-")
     assert code == 2 and err == "agentbeats-spec: error: standard input holds more than --max-file-size (10 bytes)\n"
+
+
+def test_dash_is_bounded_at_the_limit_in_steps(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Exactly the limit is read; one byte more is refused, however the stream hands its bytes over."""
+    given_stdin(monkeypatch, TRAJECTORY)
+    code, out, _ = run(capsys, "validate", "--format", "json", "--max-file-size", str(len(TRAJECTORY)), "-")
+    assert (code, json.loads(out)["issues"][0]["code"]) == (1, "schema.type")
+    given_stdin(monkeypatch, TRAJECTORY + b" ")
+    code, _, err = run(capsys, "validate", "--max-file-size", str(len(TRAJECTORY)), "-")
+    assert code == 2 and err.startswith("agentbeats-spec: error: standard input holds more than --max-file-size")
+
+
+def test_standard_input_is_read_without_allocating_the_limit() -> None:
+    """``validate -`` asked for --max-file-size (4 GiB) before reading a byte: a 35-byte document exited 3 with
+    300 MB of memory to spare. It is read in steps, and takes what it was sent."""
+    done = subprocess.run(
+        [sys.executable, "-c", HELD, "300", "validate", "--format", "json", "-"],
+        input=TRAJECTORY, capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=300,
+        check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (1, b""), done.stderr
+    assert [issue["code"] for issue in json.loads(done.stdout)["issues"]] == ["schema.type"]
 
 
 def test_quiet_prints_nothing_on_success_and_only_the_summary_on_failure(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from agentbeats_spec import validate
@@ -147,3 +149,47 @@ def test_duplicates_in_sibling_objects_are_not_confused() -> None:
     source = '[{"a": 1, "b": 2}, {"a": 3, "a": 4}, {"a": 5}]'
     findings = [(i.code, i.pointer, i.column) for i in validate(source, "actf-trajectory") if i.code.startswith("json")]
     assert findings == [("json.duplicate-key", "/1/a", 29)]
+
+
+# -- load_json: the one guarded parse of the readers outside the checking path (watch, migrate, convert, writers) --
+
+
+@pytest.fixture(params=["native", "pure"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both paths of the reader: the native one (when built), and the exact one without it or orjson."""
+    from agentbeats_spec.reading import _json, _nativejson
+
+    if request.param == "pure":
+        monkeypatch.setattr(_nativejson, "available", False)
+        monkeypatch.setitem(_json.__dict__, "orjson", None)
+    return str(request.param)
+
+
+@pytest.mark.parametrize(
+    ("source", "code", "where"),
+    [
+        (b"[" * 100_000, "json.too-deep", "1:513: "),
+        ("[" * 100_000 + "]" * 100_000, "json.too-deep", "1:513: "),
+        (b'{"a": 1, ' + b'"a": 1, ' * 50_000 + b'"b": 2}', "json.duplicate-key", "1:10: "),
+        (b'{"a": NaN}', "json.non-finite", "1:7: "),
+        (b'{"a": ' + b"9" * 100_000 + b"}", "json.large-integer", "1:7: "),
+        (b"", "json.empty", "1:1: "),
+    ],
+)
+def test_load_json_refuses_what_validate_calls_an_error_with_its_place(
+    engine: str, source: bytes | str, code: str, where: str
+) -> None:
+    from agentbeats_spec.reading._documents import NotJSON, load_json
+
+    with pytest.raises(NotJSON) as refused:
+        load_json(source)
+    assert refused.value.finding.code == code
+    assert str(refused.value).startswith(where)
+
+
+def test_load_json_gives_the_data_of_a_document_the_reader_accepts(engine: str) -> None:
+    from agentbeats_spec.reading._documents import load_json
+
+    deep = "[" * 500 + "]" * 500
+    assert load_json(deep.encode()) == load_json(deep) == json.loads(deep)
+    assert load_json(b'\xef\xbb\xbf{"a": [1, 2.5, "x"]}') == {"a": [1, 2.5, "x"]}  # a BOM is a warning only

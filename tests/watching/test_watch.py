@@ -6,6 +6,7 @@ callbacks), never for a length of time. ``WAIT`` only bounds a test that would o
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -13,15 +14,15 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agentbeats_spec import Issue, Watched, validate, watch_run
 from tests.conftest import FIXTURES
 
-pytest.importorskip("watchfiles")
 ROOT = Path(__file__).resolve().parents[2]
 RUN = FIXTURES / "valid" / "agentcompass-run"
 WAIT = 60.0
@@ -230,3 +231,120 @@ def test_a_run_info_that_is_a_fifo_is_not_waited_on(tmp_path: Path) -> None:
     watched = watch_run(root, found.append, timeout=0.5, force_polling=True)
     assert watched.ending == "timeout"
     assert [issue.code for issue in found] == [issue.code for issue in validate(root)] != []
+
+
+# -- a run is input: its links are never followed, its documents never crash the watch ---------------------------
+
+
+def watched_until_timeout(root: Path, **options: bool) -> tuple[Watched, list[Issue]]:
+    found: list[Issue] = []
+    watched = watch_run(root, found.append, timeout=0.6, settle=0.05, **options)
+    return watched, found
+
+
+def codes(issues: Iterable[Issue]) -> list[tuple[str | None, str]]:
+    return sorted((issue.file, issue.code) for issue in issues)
+
+
+@pytest.mark.parametrize("target", ["/", ".."])
+@pytest.mark.parametrize("force_polling", [False, True])
+def test_a_link_in_the_run_to_the_root_or_to_its_parent_is_reported_never_followed(
+    tmp_path: Path, target: str, force_polling: bool
+) -> None:
+    """watchfiles followed such links: a link to / stopped the watch on the first folder it could not read, a loop
+    stopped it with "File system loop found". The watch lists as the walk does, and reports what validate does."""
+    root = tmp_path / "run"
+    shutil.copytree(RUN, root)
+    (root / "link").symlink_to(target, target_is_directory=True)
+    watched, found = watched_until_timeout(root, force_polling=force_polling)
+    assert watched.ending == "timeout"
+    assert codes(found) == codes(watched.report.issues) == codes(validate(root)) != []
+
+
+def inotify_watches() -> int:
+    """The inotify watches this process holds (each watch is a line of its descriptor's fdinfo)."""
+    count = 0
+    for name in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/self/fd/{name}") == "anon_inode:inotify":
+                with open(f"/proc/self/fdinfo/{name}", encoding="ascii") as info:
+                    count += sum(line.startswith("inotify wd:") for line in info)
+    return count
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fdinfo"), reason="counts inotify watches in /proc")
+def test_nothing_below_a_link_in_the_run_is_watched(tmp_path: Path) -> None:
+    """A link to a big tree (/usr held 15,497 inotify watches): no watch, no listing below it."""
+    big = tmp_path / "big"
+    for index in range(300):
+        (big / f"folder-{index}").mkdir(parents=True)
+    root = tmp_path / "run"
+    shutil.copytree(RUN, root)
+    (root / "link").symlink_to(big, target_is_directory=True)
+    publish(root / "params.json", "[")
+    watching = Watching(root)
+    watching.thread.start()
+    try:
+        watching.wait_for("params.json")  # the watch is under way
+        assert inotify_watches() < 300
+    finally:
+        watched = watching.end()
+    assert codes(watched.report.issues) == codes(validate(root))
+
+
+def test_a_run_info_nested_too_deep_is_an_issue_not_a_crash(tmp_path: Path) -> None:
+    """The watch reads run_info.json itself (has the run ended?): with the reader's depth limit, as validate."""
+    root = tmp_path / "run"
+    shutil.copytree(RUN, root)
+    (root / "run_info.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    watched, found = watched_until_timeout(root)
+    assert watched.ending == "timeout"
+    assert ("json.too-deep", "run_info.json") in {(issue.code, Path(issue.file or "").name) for issue in found}
+    assert codes(found) == codes(validate(root, allow_empty=True))
+
+
+def test_a_run_folder_removed_while_watched_ends_with_the_report_of_validate(tmp_path: Path) -> None:
+    root = tmp_path / "run"
+    shutil.copytree(RUN, root)
+    publish(root / "params.json", "[")
+    watching = Watching(root)
+    watching.thread.start()
+    watching.wait_for("params.json")
+    shutil.rmtree(root)
+    watched = watching.end()
+    assert [(issue.file, issue.code) for issue in watched.report.issues] == [(str(root), "io.not-found")]
+
+
+def test_an_unreadable_folder_in_the_run_is_listed_as_such_and_the_watch_goes_on(tmp_path: Path) -> None:
+    """A folder the listing cannot open is an entry of its own: the look does not stop, and it changes when the
+    folder does."""
+    from agentbeats_spec.watching._watch import _signature
+
+    root = tmp_path / "run"
+    shutil.copytree(RUN, root)
+    real = os.scandir
+
+    def refusing(path: Any = ".") -> Any:
+        if os.fspath(path).endswith("details"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(os, "scandir", refusing)
+        listed = _signature(root)
+    assert listed is not None
+    assert ("details" + os.sep, 0, -13, 0) in listed
+    assert not any(name.startswith("details" + os.sep + "error") for name, *_ in listed)
+
+
+def test_the_command_on_a_run_holding_a_link_to_the_root_exits_as_validate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentbeats_spec.cli import main
+
+    root = tmp_path / "run"
+    shutil.copytree(RUN, root)
+    (root / "link").symlink_to("/", target_is_directory=True)
+    assert main(["watch", str(root), "--timeout", "0.5", "--poll"]) == main(["validate", "--no-cache", str(root)])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "internal error" not in err

@@ -24,7 +24,6 @@ from tests.watching.writer import EXIT_NO_HANDSHAKE
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = writer_modules()
 pytestmark = pytest.mark.skipif(MODULES is None, reason="AgentCompass 1.0.1 is not installed (make test does it)")
-pytest.importorskip("watchfiles")
 ENVIRONMENT = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
 LIMIT = 300  # seconds: --timeout, so that a watch that never sees the end fails the test instead of hanging it
 

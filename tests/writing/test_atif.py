@@ -612,3 +612,24 @@ def test_the_caller_can_name_the_agent_so_that_nothing_is_invented(
     assert code == 1  # the attempt's issues and retry_count have no place in ATIF
     assert "/issues" not in printed and "/retry_count: a member of the attempt" in printed
     assert "invented" not in printed.split("\n", 1)[1]
+
+
+@pytest.mark.parametrize("arguments", ["[" * 100_000 + "]" * 100_000, '{"a": 1, "a": 2}'])
+def test_tool_arguments_the_reader_refuses_are_kept_as_text_both_ways(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], arguments: str
+) -> None:
+    """A valid trajectory whose tool call's arguments are JSON text nested past the depth limit (a RecursionError
+    in convert, exit 3) or holding a member twice: the text is not taken as an object, it is kept and marked."""
+    trajectory = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    trajectory["steps"][0]["assistant_content"]["tool_calls"][0]["function"]["arguments"] = arguments
+    source = tmp_path / "trajectory.json"
+    source.write_text(json.dumps(trajectory), encoding="utf-8")
+    assert agentbeats_spec.validate(source, "actf-trajectory") == []
+    atif_file, back_file = tmp_path / "t.atif.json", tmp_path / "back.json"
+    code, printed = run(capsys, "convert", "--to", "atif", str(source), "-o", str(atif_file), "--agent-name", "a",
+                        "--agent-version", "1")  # fmt: skip
+    assert code == 0, printed
+    assert "ATIF requires the arguments as an object; the ACTF ones are not a JSON object" in printed
+    assert run(capsys, "convert", "--from", "atif", str(atif_file), "-o", str(back_file))[0] == 0
+    back = json.loads(back_file.read_text(encoding="utf-8"))
+    assert back["steps"][0]["assistant_content"]["tool_calls"][0]["function"]["arguments"] == arguments

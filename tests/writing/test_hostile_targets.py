@@ -372,6 +372,78 @@ def _v2_run(root: Path, task_id: str = "clean #1") -> Path:
     return root
 
 
+NO_LINK = "migrate never follows a link in the run it reads or writes"
+
+
+@pytest.mark.parametrize("how", [["--in-place"], ["--dry-run"], ["-o", "NEW"]])
+@pytest.mark.parametrize("linked", ["task", "state"])
+def test_migrate_refuses_a_task_folder_or_state_folder_that_is_a_link_and_exits_1(
+    tmp_path: Path, sentinel: Callable[[], None], capsys: pytest.CaptureFixture[str], how: list[str], linked: str
+) -> None:
+    """docs/security.md: a link planted where a task is listed as refused, exit 1 (it was skipped: "0 refused")."""
+    run = _v2_run(tmp_path / "run")
+    name = task_folder_name("clean #1")
+    elsewhere = tmp_path / "sentinel" / "elsewhere"
+    if linked == "task":
+        shutil.move(run / "details" / name, elsewhere)
+        (run / "details" / name).symlink_to(elsewhere, target_is_directory=True)
+        listed = f"details/{name}"
+    else:
+        elsewhere.mkdir()
+        shutil.move(run / "details" / name, elsewhere / name)
+        (run / "details" / "normal").symlink_to(elsewhere, target_is_directory=True)
+        listed = "details/normal"
+    before = picture(tmp_path / "sentinel")
+    how = [str(tmp_path / "new") if part == "NEW" else part for part in how]
+    assert main(["migrate", str(run), *how]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"refused        {listed}: a symbolic link where a task folder may be; {NO_LINK}"
+    assert out[-1].startswith("0 converted, 0 already v3, 1 refused")
+    assert picture(tmp_path / "sentinel") == before
+
+
+@pytest.mark.parametrize(
+    ("index", "reason"),
+    [
+        ("[" * 100_000, "task.json:1:513: nesting deeper than 512 levels; rejected to bound memory and time"),
+        ("LINK", f"task.json cannot be read: {LINK}"),
+    ],
+)
+def test_migrate_refuses_a_task_whose_index_cannot_be_read_and_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], index: str, reason: str
+) -> None:
+    """A task.json nested too deep was a RecursionError (exit 3); one that is a link was skipped (exit 0)."""
+    run = _v2_run(tmp_path / "run")
+    task = run / "details" / task_folder_name("clean #1")
+    if index == "LINK":
+        (tmp_path / "index.json").write_bytes((task / "task.json").read_bytes())
+        (task / "task.json").unlink()
+        (task / "task.json").symlink_to(tmp_path / "index.json")
+    else:
+        (task / "task.json").write_text(index, encoding="utf-8")
+    before = picture(run)
+    assert main(["migrate", str(run), "--in-place"]) == 1
+    out, err = capsys.readouterr()
+    assert (out.splitlines()[0], err) == (f"refused        details/{task.name}: {reason}", "")
+    assert picture(run) == before
+
+
+def test_a_task_moved_to_another_state_with_a_checkpoint_nested_deep_is_moved(tmp_path: Path) -> None:
+    """A move rewrites the run-relative directories its stored files hold: a checkpoint nested as deep as the reader
+    allows was a RecursionError there."""
+    data = to_dict(read_task(TASK_DIR))
+    for attempt in data["attempts"].values():
+        attempt["artifacts"] = {}
+    first = write_task(tmp_path / "run", data)
+    deep = "[" * 510 + "]" * 510
+    (first.parent / "attempt-1" / "checkpoint.json").write_text(deep, encoding="utf-8")
+    for attempt in data["attempts"].values():
+        attempt["issues"] = []
+    moved = write_task(tmp_path / "run", data)
+    assert (first.parent.parent.name, moved.parent.parent.name) == ("error", "normal")
+    assert (moved.parent / "attempt-1" / "checkpoint.json").read_text(encoding="utf-8") == deep
+
+
 def _staged(run: Path, origin: str | None, *, task_id: str = "clean #1") -> Path:
     """What an interrupted migrate leaves: a stage with an origin and the replaced (old) folder."""
     stage = run / MIGRATION_STAGING / "0"

@@ -25,6 +25,7 @@ from typing import Any
 import attrs
 
 from .._version import __version__
+from ..reading._documents import NotJSON, load_json
 from ..reading._pointers import escape
 from ..rules.actf import TIMESTAMP, parse_timestamp
 
@@ -277,8 +278,8 @@ def _unmessage(holder: Mapping[str, Any], member: str = "message") -> Any:
     value = holder.get(member)
     if member in _own_notes(holder).get("json_text", ()) and isinstance(value, str):
         try:
-            return json.loads(value)
-        except ValueError:
+            return load_json(value)
+        except NotJSON:
             return value
     return value
 
@@ -496,8 +497,8 @@ def _parsed_arguments(value: Any) -> tuple[dict[str, Any], str | None] | None:
     if not isinstance(value, str):
         return None
     try:
-        parsed = json.loads(value)
-    except ValueError:
+        parsed = load_json(value)
+    except NotJSON:  # not JSON, or JSON the reader refuses (too deep, duplicate members): kept as the text it is
         return None
     if not isinstance(parsed, dict):
         return None
@@ -811,8 +812,8 @@ def _restore_observation_element(result: Mapping[str, Any]) -> Any:
         return content
     if form == "json" and isinstance(content, str):
         try:
-            return json.loads(content)
-        except ValueError:
+            return load_json(content)
+        except NotJSON:
             return content
     restored = {key: value for key, value in result.items() if key != "extra"}
     extra = result.get("extra")

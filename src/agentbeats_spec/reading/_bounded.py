@@ -20,6 +20,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
+from typing import BinaryIO
 
 from .._issues import Finding
 from .._settings import current
@@ -343,6 +344,25 @@ def read_sized(descriptor: int, size: int, limit: int) -> bytes:
         chunks.append(chunk)
         total += len(chunk)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+# A stream of unknown length (standard input) is read in steps of this much: never a buffer sized by the limit.
+_STREAM_STEP = 1 << 20
+
+
+def read_stream(stream: BinaryIO, limit: int) -> bytes | None:
+    """All of ``stream`` (standard input) in bounded steps, or None once it holds more than ``limit`` bytes: the
+    memory taken grows with what was sent, never with the limit (``read(limit + 1)`` allocates the limit first)."""
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        chunk = stream.read(min(_STREAM_STEP, limit + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            return None
 
 
 def _too_large(size: int, limit: int, *, growing: bool = False) -> Finding:

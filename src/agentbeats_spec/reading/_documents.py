@@ -194,3 +194,35 @@ def _toml_reader() -> ModuleType:
     from . import _toml  # lazy: a run of JSON files alone does not pay for the TOML reader (start-up time)
 
     return _toml
+
+
+class NotJSON(ValueError):
+    """A document that :func:`load_json` refuses: ``finding`` is the first error the reader found (with its line and
+    column when it has them), which the message says."""
+
+    def __init__(self, finding: Finding) -> None:
+        where = f"{finding.line}:{finding.column}: " if finding.line is not None else ""
+        super().__init__(f"{where}{finding.message}")
+        self.finding = finding
+
+
+def load_json(source: bytes | str) -> Any:
+    """The data of one JSON document read outside the checking path (a run's ``run_info.json`` while it is watched,
+    a task index, the JSON text of a tool call's arguments), or :class:`NotJSON`.
+
+    The one guarded parse: it reads as the checking path does (:func:`read`, the same limits), so that a document
+    nested past ``--max-depth``, one of a million duplicate members or an integer of 100,000 digits costs what a
+    valid one does and ends in a finding, never in a ``RecursionError``. What the checking path calls an error
+    (a duplicate member, NaN, an integer beyond 2**53 included) is refused here too: such data is never taken as
+    it happens to parse.
+    """
+    document = read(source, "json") if isinstance(source, bytes) else parse_text(source, "json")
+    first = next((finding for finding in document.findings if finding.severity == "error"), None)
+    unkept_errors = [code for code, severity, _ in document.unkept if severity == "error"]
+    if first is None and unkept_errors:
+        first = Finding("", min(unkept_errors), "an error past --max-issues")
+    if first is None and not document.readable:
+        first = Finding("", "json.syntax", "not a JSON document")
+    if first is not None:
+        raise NotJSON(first)
+    return document.data

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
 import re
 import secrets
@@ -29,6 +28,7 @@ from ..checking._collect import Collector
 from ..checking._examine import issues_of
 from ..layouts import agentcompass as layout
 from ..reading._bounded import confined, real_place
+from ..reading._documents import NotJSON, load_json
 from ..records import _legacy, _persisted
 from ..records._states import RUNNING, STATES, final_state
 from ..records._versions import CURRENT_TASK, READABLE_TASKS, TASK_V2
@@ -633,8 +633,8 @@ def _identity(task: _atomic.Folder, task_id: str) -> dict[str, Any]:
     if raw is None:
         return {"schema_version": CURRENT_TASK, "task_id": task_id, "attempts": {}}
     try:
-        index = json.loads(raw)
-    except ValueError as error:
+        index = load_json(raw)
+    except NotJSON as error:
         raise _atomic.refused(path, f"the task index there is not JSON ({error}); nothing was written") from None
     if (
         not isinstance(index, dict)
@@ -707,8 +707,8 @@ def _relocate_files(folder: _atomic.Folder, old: str, new: str) -> None:
         if not name.endswith(".json") or folder.kind(name) != "file":
             continue
         try:
-            value = json.loads(folder.read(name, current().limits.max_file_size) or b"")
-        except (OSError, ValueError):
+            value = load_json(folder.read(name, current().limits.max_file_size) or b"")
+        except (OSError, NotJSON):
             continue  # not ours to repair; the validator reports it
         moved = _relocate(value, old, new)
         if moved != value:
@@ -716,13 +716,24 @@ def _relocate_files(folder: _atomic.Folder, old: str, new: str) -> None:
 
 
 def _relocate(value: Any, old: str, new: str) -> Any:
-    if isinstance(value, dict):
-        return {
-            key: new + item.removeprefix(old)
-            if key == "directory" and isinstance(item, str) and item.startswith(old)
-            else _relocate(item, old, new)
-            for key, item in value.items()
-        }
-    if isinstance(value, list):
-        return [_relocate(item, old, new) for item in value]
-    return value
+    """A copy of ``value`` with every ``directory`` string under ``old`` moved under ``new``, built without
+    recursion: a checkpoint may be nested as deep as the reader allows, deeper than Python's stack."""
+    top: list[Any] = [None]
+    pending: list[tuple[Any, Any, Any]] = [(value, top, 0)]  # (a value, the copy that holds its copy, where)
+    while pending:
+        item, holder, place = pending.pop()
+        if isinstance(item, dict):
+            copied: dict[str, Any] = {}
+            for key, member in item.items():
+                if key == "directory" and isinstance(member, str) and member.startswith(old):
+                    copied[key] = new + member.removeprefix(old)
+                else:
+                    copied[key] = None  # its place, in order; the copy comes later
+                    pending.append((member, copied, key))
+            holder[place] = copied
+        elif isinstance(item, list):
+            holder[place] = listed = [None] * len(item)
+            pending.extend((member, listed, index) for index, member in enumerate(item))
+        else:
+            holder[place] = item
+    return top[0]

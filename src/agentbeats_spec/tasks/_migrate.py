@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import filecmp
-import json
 import os
 import shutil
 import uuid
@@ -27,9 +26,10 @@ import attrs
 
 from .._api import to_dict
 from .._issues import InvalidDocument, SpecError, UnconvertibleAttempt, WriteError
+from .._settings import current
 from .._text import printable, quote
 from ..layouts import agentcompass as layout
-from ..reading._bounded import read_file
+from ..reading._documents import NotJSON, load_json
 from ..records._states import STATES
 from ..records._versions import CURRENT_TASK, TASK_V2
 from ..walk._fs import is_file, is_folder
@@ -139,7 +139,7 @@ def migrate_run(
     try:
         tasks = _survey(source)
     except OSError as error:
-        raise SpecError(f"cannot read {error.filename or source}: {error.strerror or error}") from None
+        raise SpecError(f"cannot read {error.filename or source}: {_reason(error)}") from None
     if dry_run:
         return _report(destination, tasks, dry_run=True)
     try:
@@ -162,43 +162,68 @@ def _not_empty(folder: Path) -> bool:
 
 
 def _survey(run: Path) -> list[_Task]:
-    """Every task folder of the run, with its version and, for a v2 task, its converted record or why not."""
-    details = run / "details"
+    """Every task folder of the run, with its version and, for a v2 task, its converted record or why not.
+
+    The run is listed as the walk lists it, folder by folder from open descriptors, and no link is followed: a
+    link where a state or task folder may be is a task that cannot be converted (refused, so the command exits
+    1), and so is a task folder whose ``task.json`` cannot be read as JSON (a link, a FIFO, nesting past the
+    limit)."""
     found: list[_Task] = []
-    if not is_folder(details):
-        return found
-    for entry in sorted(details.iterdir()):
-        if entry.name in STATES and is_folder(entry):
-            for task in sorted(entry.iterdir()):
-                if is_file(task / "task.json"):
-                    found.append(_convert(run, task, _version(task / "task.json")))
-        elif is_folder(entry) and is_file(entry / "task.json"):
-            found.append(_convert(run, entry, _version(entry / "task.json")))
+    with Folder.root(run) as root:
+        details = root.find("details")  # a linked details/ was refused before: here it is a WriteError
+        if details is None:
+            return found
+        with details:
+            for name in details.names():
+                if name in STATES and details.kind(name) == "folder":
+                    with details.child(name) as state:
+                        for task in state.names():
+                            found.extend(_surveyed(run, state, Path("details", name, task)))
+                else:
+                    found.extend(_surveyed(run, details, Path("details", name)))
     return found
 
 
-def _member(index: Path, name: str) -> str | None:
-    try:
-        data = json.loads(read_file(index))
-    except (OSError, ValueError):
-        return None
-    value = data.get(name) if isinstance(data, dict) else None
+def _surveyed(run: Path, parent: Folder, relative: Path) -> list[_Task]:
+    """The task in ``parent`` at ``relative`` (none when it holds no ``task.json``), or why it is refused."""
+    kind = parent.kind(relative.name)
+    if kind == "link":
+        return [_Task(relative, None, reason=f"a symbolic link where a task folder may be; {_NO_LINK}")]
+    if kind != "folder":
+        return []
+    with parent.child(relative.name) as folder:
+        if folder.kind(INDEX) is None:
+            return []
+        try:
+            index = load_json(folder.read(INDEX, current().limits.max_file_size) or b"")
+        except WriteError as error:  # a link, a FIFO, a file larger than the limit
+            return [_Task(relative, None, reason=f"{INDEX} cannot be read: {_reason(error)}")]
+        except NotJSON as error:
+            return [_Task(relative, None, reason=f"{INDEX}:{error}")]
+    return [_convert(run, run / relative, index)]
+
+
+def _reason(error: OSError) -> str:
+    """Why an OSError happened, without the ``cannot write PATH: `` a :class:`WriteError` of ``Folder`` begins with
+    (its reads are refused that way too)."""
+    return str(error.strerror or error).removeprefix(f"cannot write {error.filename}: ")
+
+
+_NO_LINK = "migrate never follows a link in the run it reads or writes"
+INDEX = "task.json"
+
+
+def _member(index: object, name: str) -> str | None:
+    value = index.get(name) if isinstance(index, dict) else None
     return value if isinstance(value, str) else None
 
 
-def _version(index: Path) -> str | None:
-    return _member(index, "schema_version")
-
-
-def _task_id(index: Path) -> str | None:
-    return _member(index, "task_id")
-
-
-def _convert(run: Path, task: Path, version: str | None) -> _Task:
+def _convert(run: Path, task: Path, index: object) -> _Task:
     relative = task.relative_to(run)
+    version = _member(index, "schema_version")
     if version != TASK_V2:
         return _Task(relative, version)
-    task_id = _task_id(task / "task.json")
+    task_id = _member(index, "task_id")
     if task_id is not None and task.name != layout.task_folder_name(task_id):
         return _Task(
             relative,
@@ -384,8 +409,8 @@ def _verified(staging: Folder, key: str) -> tuple[str, list[str] | None]:
             return f"origin {quote(origin)} is not a task folder of this run's details/", None
         with stage.child("replaced") as folder:
             try:
-                index = json.loads(folder.read("task.json", 64 << 20) or b"null")
-            except (WriteError, ValueError):
+                index = load_json(folder.read("task.json", 64 << 20) or b"null")
+            except (WriteError, NotJSON):
                 index = None
         task_id = index.get("task_id") if isinstance(index, dict) else None
         if not isinstance(task_id, str) or layout.task_folder_name(task_id) != name:

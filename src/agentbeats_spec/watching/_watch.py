@@ -1,9 +1,14 @@
 """``watch_run``: check a run folder as its writer publishes it, then reconcile with ``validate`` on the end.
 
-The watcher never has a checker of its own. Each time the folder has been quiet for ``settle`` seconds it plans
-the folder as ``validate`` does (``layouts.plan``, names only), runs the walk's units whose files changed
-(``walk._units.run_unit``) and assembles them with the layouts' rules across units (``layouts.assemble``). What
-is not yet published is left alone: a task under ``details/running/`` (AgentCompass 1.0.1 writes a task there
+The watcher never has a checker of its own. It looks at the folder every ``settle`` seconds, with the walk's own
+listing (:func:`_signature`: every entry ``lstat``-ed, no link followed or listed below, a folder that cannot be
+listed recorded as such); each time the listing has stayed the same for ``settle`` seconds since it last changed,
+it plans the folder as ``validate`` does (``layouts.plan``, names only), runs the walk's units whose files changed
+(``walk._units.run_unit``) and assembles them with the layouts' rules across units (``layouts.assemble``). No
+file-system watcher is used: one (watchfiles, inotify) follows links, so a link in the run to ``/`` or to its own
+parent made it list the whole disk, hold a watch per folder there, or stop on a folder it could not read.
+
+What is not yet published is left alone: a task under ``details/running/`` (AgentCompass 1.0.1 writes a task there
 and moves it to its final state once its shared metadata is published), a unit holding a ``.tmp.*`` file, a
 ``progress.jsonl`` whose last line is not complete, and a unit whose files changed while it was read (it is read
 again on the next quiet moment). When the run ends (``run_info.json`` records a ``finished_at`` other than the
@@ -15,12 +20,12 @@ not fixed are exactly those of ``validate``.
 
 from __future__ import annotations
 
-import json
 import os
 import re
+import stat
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -31,6 +36,7 @@ from .._settings import current
 from ..checking._collect import Part, Report
 from ..layouts import assemble, check_paths, plan
 from ..reading._bounded import open_regular, read_file
+from ..reading._documents import load_json
 from ..records._states import RUNNING
 from ..walk._units import Unit, Walk, run_unit
 
@@ -39,6 +45,9 @@ from ..walk._units import Unit, Walk, run_unit
 TEMPORARY = re.compile(r"^\.tmp\.|^\..*\.tmp$")
 PROGRESS_EVENTS = "progress.jsonl"
 SETTLE = 0.2  # seconds without a change before the folder is read
+# At most this share of the time goes to listing the folder: a run too big to list every ``settle`` seconds is
+# looked at less often (a listing that takes 0.1 s is made every 0.5 s).
+LOOKING_SHARE = 0.2
 
 Ending = Literal["finished", "stopped", "timeout"]
 IssueKey = tuple[Any, ...]
@@ -73,43 +82,38 @@ def watch_run(
     """Watch the run folder ``path`` until the run ends (or ``stop`` is set, or ``timeout`` seconds pass), calling
     ``on_issue`` with each issue when it is found and ``on_fixed`` with each reported issue a later write fixed.
 
-    ``force_polling``: poll the folder instead of waiting for file-system events (None: watchfiles decides).
-    Needs the ``watch`` extra (watchfiles). Ctrl-C (KeyboardInterrupt) ends the watch as ``stop`` does.
+    The folder is polled with the walk's own listing, which never follows a link (``force_polling`` is accepted
+    for compatibility and changes nothing). Ctrl-C (KeyboardInterrupt) ends the watch as ``stop`` does.
     """
-    # Lazy: an optional extra ([watch]) that only watching needs.
-    import watchfiles
-
     path = Path(path)
     watcher = _Watcher(path, on_issue or _ignore, on_fixed or _ignore)
     stop = stop or threading.Event()
     deadline = None if timeout is None else time.monotonic() + timeout
     ending: Ending = "stopped"
     begun = _finished_at(path)
-    milliseconds = max(1, int(settle * 1000))
-    changes: Iterator[set[tuple[Any, str]]] = watchfiles.watch(
-        path, watch_filter=None, debounce=milliseconds, step=min(50, milliseconds), stop_event=stop,
-        rust_timeout=milliseconds, yield_on_timeout=True, force_polling=force_polling,
-        poll_delay_ms=milliseconds,
-    )  # fmt: skip
+    seen: Signature | None = None  # the listing at the last look
+    read: Signature | None = None  # the listing when the folder was last read
     try:
-        # The first quiet moment comes once the watcher is listening: what was there is read then, and nothing
-        # written after it is missed.
-        for batch in changes:
+        while not stop.is_set():
             if deadline is not None and time.monotonic() >= deadline:  # even while the writer never pauses
                 ending = "timeout"
                 break
-            if batch:
-                continue  # read only once the folder is quiet
-            watcher.tick()
-            if _ended(path, begun):
-                ending = "finished"
-                break
+            started = time.monotonic()
+            listed = _signature(path)
+            took = time.monotonic() - started
+            if listed == seen and listed != read:  # quiet for a whole look since it changed: read it
+                read = listed
+                watcher.tick()
+                if _ended(path, begun):
+                    ending = "finished"
+                    break
+            seen = listed
+            pause = max(settle, took / LOOKING_SHARE)
+            if deadline is not None:
+                pause = max(0.0, min(pause, deadline - time.monotonic()))
+            stop.wait(pause)
     except KeyboardInterrupt:
         ending = "stopped"
-    finally:
-        close = getattr(changes, "close", None)
-        if close is not None:
-            close()
     return watcher.finish(ending)
 
 
@@ -120,8 +124,9 @@ def _ignore(issue: Issue) -> None:
 def _finished_at(root: Path) -> object:
     """The end of the run run_info.json records (None: none yet, or no readable run_info.json)."""
     try:
-        # never through a link, never blocking on a FIFO, never more than the size limit: as validate reads it
-        data = json.loads(read_file(root / "run_info.json"))
+        # never through a link, never blocking on a FIFO, never more than the size limit, never deeper than
+        # --max-depth: as validate reads it
+        data = load_json(read_file(root / "run_info.json"))
     except (OSError, ValueError):
         return None
     return data.get("finished_at") if isinstance(data, dict) else None
@@ -221,29 +226,41 @@ def _settled_name(path: Path) -> bool:
 
 
 def _signature(path: Path) -> Signature | None:
-    """Every entry below ``path`` (or ``path`` itself, a file) with its inode, size and change time: equal
-    signatures mean nothing was written in between. None when it cannot be listed (moved away meanwhile)."""
-    found: list[tuple[str, int, int, int]] = []
+    """Every entry below ``path`` (or ``path`` itself, a file) with its inode, size, change and modification
+    times, as the walk lists it: ``lstat``, so no link is followed and nothing below a link is listed. A folder
+    that cannot be listed is an entry of its own (its error number in place of the size), so that a folder made
+    unreadable, or readable again, is a change like any other. None when ``path`` itself is gone."""
     try:
-        stat = os.lstat(path)
+        own = os.lstat(path)
     except OSError:
         return None
-    found.append(("", stat.st_ino, stat.st_size, stat.st_mtime_ns))
-    if not os.path.isdir(path) or os.path.islink(path):
+    found: list[tuple[str, int, int, int]] = [("", own.st_ino, own.st_size, _changed(own))]
+    if not stat.S_ISDIR(own.st_mode):
         return tuple(found)
-    stack = [path]
+    stack = [""]
     while stack:
-        folder = stack.pop()
+        relative = stack.pop()
         try:
-            with os.scandir(folder) as listing:
+            with os.scandir(os.path.join(path, relative) if relative else path) as listing:
                 for entry in listing:
-                    stat = entry.stat(follow_symlinks=False)
-                    found.append((os.path.relpath(entry.path, path), stat.st_ino, stat.st_size, stat.st_mtime_ns))
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(Path(entry.path))
-        except OSError:
-            return None
+                    name = os.path.join(relative, entry.name) if relative else entry.name
+                    try:
+                        status = entry.stat(follow_symlinks=False)
+                    except OSError as error:  # gone since the listing: the next look sees it gone
+                        found.append((name, 0, -(error.errno or 1), 0))
+                        continue
+                    found.append((name, status.st_ino, status.st_size, _changed(status)))
+                    if stat.S_ISDIR(status.st_mode):
+                        stack.append(name)
+        except OSError as error:
+            found.append((relative + os.sep, 0, -(error.errno or 1), 0))
     return tuple(sorted(found))
+
+
+def _changed(status: os.stat_result) -> int:
+    """When an entry last changed: its modification or its status change, whichever is later (an in-place
+    rewrite that restored the modification time still moves the change time)."""
+    return max(status.st_mtime_ns, status.st_ctime_ns)
 
 
 def _published(path: Path, signature: Signature) -> bool:
