@@ -47,6 +47,7 @@ class Base:
     task_ids: tuple[str, ...]
     params: dict[str, Any]
     contract: dict[str, Any]  # metric id -> MetricSpec fields, as metrics.json declares them
+    published: frozenset[str] = frozenset()  # the folder names of the tasks result_files lists
 
 
 def _attempt(number: int, status: str = "completed", **changes: Any) -> Attempt:
@@ -190,7 +191,9 @@ def build(name: str, folder: Path) -> Base:
     root = (folder / "run").resolve()
     root.mkdir(parents=True)
     if name == "finished":
-        return _finished(modules, root, folder / "sandbox")
-    if name == "running":
-        return _running(modules, root, folder / "sandbox")
-    return _v2(root)
+        base = _finished(modules, root, folder / "sandbox")
+    elif name == "running":
+        base = _running(modules, root, folder / "sandbox")
+    else:
+        base = _v2(root)
+    return attrs.evolve(base, published=frozenset(path.parent.name for path in modules.layout.result_files(root)))

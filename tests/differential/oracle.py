@@ -4,6 +4,9 @@ The answer maps a reader (and the file or task it was asked about) to what it ra
 the readers have no other way to say no. The readers, each as 1.0.1 calls it:
 
 - the layout: ``result_files``, ``read_result`` of each, ``RunLayout.task_index`` of each task the benchmark loads;
+  a task folder of the unchanged run's results that ``result_files`` no longer lists though its ``task.json`` is
+  still in a final state (or, v2, directly in ``details/``) is a misread: the task silently drops out of the summary,
+  reuse and the browser (``has_task_result`` false);
 - resume, reuse, analysis's run_info, the metric report, the result browser's run: ``run_readers_refuse``
   (tests/agentcompass_runs.py), whose reuse fails where it leaves out more tasks than it does on the unchanged run;
 - the runner's own preparation of a reuse or resume (``UnifiedEvaluationRuntime.prepare``): into a new run,
@@ -84,6 +87,12 @@ def refusals(base: Base, root: Path, limits: dict[str, int]) -> Refusals:
 
     layout = modules.layout
     files = ask("layout result_files", lambda: layout.result_files(root)) or []
+    if "layout result_files" not in found:
+        listed = {path.parent.name for path in files}
+        for index in sorted([*root.glob("details/*/task.json"), *root.glob("details/*/*/task.json")]):
+            task = index.parent
+            if task.name in base.published and task.name not in listed and task.parent.name != "running":
+                found[f"layout dropped {task.name}"] = "a published task is no longer among the run's results"
     for path in files:
         ask(f"layout read_result {_relative(root, path)}", lambda path=path: layout.read_result(path))
     for task_id in base.task_ids:
