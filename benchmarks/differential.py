@@ -64,9 +64,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{len(disagreements)} disagreement(s):")
         for _, _, _, text, _ in disagreements:
             print(text)
-        print("\nby what they are a case of:")
+        print("\nby what they are a case of (with the first seed of each):")
+        first: dict[str, int] = {}
+        for seed, _, _, _, what in disagreements:
+            first.setdefault(what, seed)
         for what, count in sorted(Counter(result[4] for result in disagreements).items(), key=lambda i: -i[1]):
-            print(f"{count:>5}  {what}")
+            print(f"{count:>5}  {what}  (seed {first[what]})")
     return 1 if disagreements else 0
 
 
