@@ -237,7 +237,7 @@ TABLE: tuple[Code, ...] = (
     Code("layout.evaluation-failed", "error",
         "metrics.json says evaluation_failed otherwise than the run's details/fatal/ folder does.",
     ),
-    Code("layout.missing-run-info", "warning",
+    Code("layout.missing-run-info", "error",
         "A run without run_info.json, without which AgentCompass will not resume or reuse it.",
     ),
     Code("layout.duplicate-task", "error", "A task with more than one result folder."),

@@ -419,3 +419,45 @@ def _written(folder: Path, plan: tuple[Task, ...]) -> Path:
     write_run(modules(), root, plan, folder / "sandbox")
     write_run_files(modules(), root, plan)
     return root
+
+
+# ------------------------------------------------------------------ issue 34: verdicts the 1.0.1 readers contradicted
+
+
+def _finished_run(tmp_path: Path) -> tuple[Path, tuple[Task, ...]]:
+    plan = uniform(_plain_plan())
+    return _written(tmp_path, plan), plan
+
+
+def _refused(root: Path, plan: tuple[Task, ...]) -> dict[str, BaseException]:
+    return run_readers_refuse(modules(), root, _params(plan), [task.task_id for task in plan])
+
+
+@pytest.mark.parametrize(
+    ("name", "readers"),
+    [
+        ("run_info.json", {"resume", "reuse", "summary", "analysis", "result browser"}),
+        ("params.json", {"summary", "result browser"}),
+        ("metrics.json", {"metric report", "result browser"}),
+        ("analysis_summary.json", {"result browser"}),
+        ("progress.json", {"result browser"}),
+        ("summary.md", {"result browser"}),
+    ],
+)
+def test_a_run_level_file_replaced_by_a_folder_is_an_error_where_its_readers_fail(
+    tmp_path: Path, name: str, readers: set[str]
+) -> None:
+    root, plan = _finished_run(tmp_path)
+    (root / name).unlink()
+    (root / name).mkdir()
+    assert set(_refused(root, plan)) == readers
+    found = [(i.code, i.severity) for i in validate(root) if i.file == str(root / name)]
+    assert found == [("io.not-a-file", "error")]
+
+
+def test_a_run_without_run_info_is_an_error_as_every_run_reader_refuses_it(tmp_path: Path) -> None:
+    root, plan = _finished_run(tmp_path)
+    (root / "run_info.json").unlink()
+    assert {"resume", "reuse", "summary", "analysis"} <= set(_refused(root, plan))
+    found = [(i.code, i.severity) for i in validate(root) if i.severity != "info"]
+    assert found == [("layout.missing-run-info", "error")]

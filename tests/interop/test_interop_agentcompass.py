@@ -56,8 +56,8 @@ def test_what_agentcompass_writes_we_validate_clean_and_read_the_same(
 
 def only_retry_info(issues: list[Issue]) -> bool:
     """write_result stores retry counts but not the retry records (the runner writes those): info. Nor does it
-    write run_info.json (the runner does): a warning on the run root."""
-    expected = {("layout.retry-count", "info"), ("layout.missing-run-info", "warning")}
+    write run_info.json (the runner does): an error on the run root, which the readers of a run require."""
+    expected = {("layout.retry-count", "info"), ("layout.missing-run-info", "error")}
     return all((issue.code, issue.severity) in expected for issue in issues)
 
 

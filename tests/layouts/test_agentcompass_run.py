@@ -52,11 +52,11 @@ def test_the_fixture_run_holds_the_writers_run_files() -> None:
     assert validate(RUN) == []
 
 
-def test_a_run_without_run_info_gets_a_warning_saying_what_agentcompass_refuses(tmp_path: Path) -> None:
+def test_a_run_without_run_info_gets_an_error_saying_what_agentcompass_refuses(tmp_path: Path) -> None:
     shutil.copytree(RUN, tmp_path / "run")
     (tmp_path / "run" / "run_info.json").unlink()
     (issue,) = validate(tmp_path / "run")
-    assert (issue.code, issue.file, issue.severity) == ("layout.missing-run-info", str(tmp_path / "run"), "warning")
+    assert (issue.code, issue.file, issue.severity) == ("layout.missing-run-info", str(tmp_path / "run"), "error")
     assert "refuses to resume, reuse, summarize or analyze it" in issue.message
 
 

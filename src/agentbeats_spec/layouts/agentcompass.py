@@ -102,20 +102,38 @@ LAYOUT = Layout("agentcompass", detect, plan)
 RUN_FILES = {kind.run_root_file: kind.name for kind in _kinds.KINDS.values() if kind.run_root_file is not None}
 RUN_TEXT_FILES = ("summary.md", "analysis_summary.md")
 MIGRATION_STAGING = ".agentbeats-spec-migrate"
+# A run-level file replaced by a folder, and which 1.0.1 readers then fail: each opens it by name and catches only
+# FileNotFoundError (viewer/reader.py _optional_json, _optional_text; launcher._load_json_object checks exists()).
+_BROWSER = "the result browser cannot open the run (viewer/reader.py reads it and raises IsADirectoryError)"
+_RUN_FILE_READERS = {
+    "run_info.json": "AgentCompass 1.0.1 refuses to resume, reuse, summarize or analyze the run, and " + _BROWSER,
+    "params.json": "the summary refuses the run (launcher._load_json_object), and " + _BROWSER,
+    "metrics.json": _BROWSER,
+    "analysis_summary.json": _BROWSER,
+    "progress.json": _BROWSER,
+    "summary.md": _BROWSER,
+    "analysis_summary.md": _BROWSER,
+}
 
 
 def _plan_run_root(root: Path, walk: Walk, others: tuple[Layout, ...], layouts: tuple[Layout, ...]) -> None:
     """The run-level files beside details/, each a unit; anything else at the root is walked as any folder is."""
-    if not walk.is_file(root / "run_info.json"):
+    if not walk.is_file(root / "run_info.json") and not walk.is_folder(root / "run_info.json"):
         walk.about(
             root,
             "layout.missing-run-info",
             "the run has no run_info.json: AgentCompass 1.0.1 refuses to resume, reuse, summarize or analyze it "
             "(it can still read its tasks one by one)",
-            "warning",
         )
     for entry in walk.entries(root, root):
         if entry.name == "details" and entry.is_folder:
+            continue
+        if entry.is_folder and entry.name in _RUN_FILE_READERS:
+            walk.about(
+                entry.path,
+                "io.not-a-file",
+                f"a folder where AgentCompass 1.0.1 writes the file {entry.name}: {_RUN_FILE_READERS[entry.name]}",
+            )
             continue
         if entry.name == "metrics.json" and not entry.is_folder:
             walk.defer(metrics_unit, entry.path, _fatal_tasks(root, walk))
