@@ -79,7 +79,11 @@ TABLE: tuple[Code, ...] = (
         "The file is not valid UTF-8, or a string holds a lone surrogate (which has no UTF-8 form).",
         also=("warning",), when=_ARCHIVED,
     ),
-    Code("json.bom", "warning", "The file starts with a byte order mark."),
+    Code("json.bom", "error",
+        "The file starts with a byte order mark, which Python's json (every AgentCompass 1.0.1 reader) and "
+        "JavaScript's JSON.parse refuse.",
+        also=("warning",), when=_ARCHIVED,
+    ),
     Code("json.nul-byte", "error", "The file holds a NUL byte.", also=("warning",), when=_ARCHIVED),
     Code("json.trailing-data", "error",
         "Content follows the end of the JSON document.",

@@ -41,8 +41,8 @@ def test_every_code_has_a_family_a_severity_and_a_meaning() -> None:
 
 
 def test_a_code_or_a_severity_the_table_lacks_is_refused_where_the_finding_is_built() -> None:
-    with pytest.raises(ValueError, match=re.escape("'json.bom' is reported as warning, not 'error'")):
-        Finding("", "json.bom", "a byte order mark")
+    with pytest.raises(ValueError, match=re.escape("'toml.bom' is reported as warning, not 'error'")):
+        Finding("", "toml.bom", "a byte order mark")
     with pytest.raises(ValueError, match=re.escape("'json.bom-mark' is not an issue code")):
         Finding("", "json.bom-mark", "a byte order mark", severity="warning")
     where = {"file": "f.json", "kind": None, "pointer": "", "line": 1, "column": 1, "message": "m"}
@@ -323,6 +323,7 @@ ARCHIVED = {
     "nul.json": b"{}\x00",
     "trailing.json": b"{} {}",
     "deep.json": b"[" * 1000 + b"]" * 1000,
+    "bom.json": b"\xef\xbb\xbf{}",
 }
 
 

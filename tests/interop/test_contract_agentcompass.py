@@ -255,3 +255,17 @@ def test_collector_counts_are_integers(tmp_path: Path) -> None:
         line,
     )
     assert issue.message == "expected an integer, found the number 1.0"
+
+
+# ------------------------------------------------------------------ issue 34: verdicts the 1.0.1 readers contradicted
+
+
+@pytest.mark.parametrize("name", ["task.json", "attempt-1/result.json"])
+def test_a_byte_order_mark_in_a_task_file_is_an_error_as_the_reader_refuses_the_run(tmp_path: Path, name: str) -> None:
+    result = _one_task_run(tmp_path, "complete")
+    root, target = result.parents[4], result.parents[1] / name
+    target.write_bytes(b"\xef\xbb\xbf" + target.read_bytes())
+    refused = reader_refuses(modules(), root, ["swe/utils: ünï #1"])
+    assert refused is not None and "BOM" in str(refused)  # read with encoding="utf-8", then json.loads
+    found = [(i.code, i.severity) for i in validate(root) if i.file == str(target)]
+    assert found == [("json.bom", "error")]

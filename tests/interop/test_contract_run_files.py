@@ -461,3 +461,25 @@ def test_a_run_without_run_info_is_an_error_as_every_run_reader_refuses_it(tmp_p
     assert {"resume", "reuse", "summary", "analysis"} <= set(_refused(root, plan))
     found = [(i.code, i.severity) for i in validate(root) if i.severity != "info"]
     assert found == [("layout.missing-run-info", "error")]
+
+
+@pytest.mark.parametrize(
+    ("name", "readers"),
+    [
+        ("run_info.json", {"resume", "reuse", "summary", "analysis", "result browser"}),
+        ("params.json", {"summary", "result browser"}),
+        ("metrics.json", {"metric report", "result browser"}),
+        ("analysis_summary.json", {"result browser"}),
+        ("progress.json", {"result browser"}),
+    ],
+)
+def test_a_byte_order_mark_in_a_run_level_file_is_an_error_as_its_readers_refuse_it(
+    tmp_path: Path, name: str, readers: set[str]
+) -> None:
+    root, plan = _finished_run(tmp_path)
+    (root / name).write_bytes(b"\xef\xbb\xbf" + (root / name).read_bytes())
+    refused = _refused(root, plan)
+    assert set(refused) == readers
+    assert any("BOM" in str(error) for error in refused.values())
+    found = [(i.code, i.severity) for i in validate(root) if i.file == str(root / name)]
+    assert found == [("json.bom", "error")]
