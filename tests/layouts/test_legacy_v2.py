@@ -541,3 +541,19 @@ def test_random_v2_attempts_convert_as_the_released_reader_converts_them(
         return
     assert errors == []
     assert _legacy.convert(attempt) == theirs
+
+
+@pytest.mark.parametrize("how", ["missing", "a folder"])
+def test_a_finished_v2_task_whose_attempt_has_no_result_is_an_error_as_the_reader_drops_it(
+    reader: ModuleType, run: Path, how: str
+) -> None:
+    """Issue 34: has_task_result is false, so the task silently leaves the summary, reuse and the browser."""
+    path = task_json(run, "clean #1")
+    result = path.parent / "attempt-1" / "result.json"
+    assert path in reader.result_files(run)
+    result.unlink()
+    if how == "a folder":
+        result.mkdir()
+    assert path not in reader.result_files(run)  # and no exception: the reader says nothing
+    found = [(i.code, i.file, i.severity) for i in validate(run) if i.severity == "error"]
+    assert ("layout.missing-result", str(result.parent), "error") in found

@@ -362,6 +362,16 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
                 f"the task is filed under {state!r}, but the most severe issue of its attempts makes it "
                 f"{expected!r}: it belongs in details/{expected}/",
             )
+    elif legacy and state != "running" and all(member in data for member in SHARED):
+        for key, result in results.items():
+            if result is None:
+                collector.about(
+                    task / mapped[key],
+                    "layout.missing-result",
+                    f"attempt {key} of this finished agentcompass.task.v2 task has no result.json: AgentCompass 1.0.1 "
+                    "reads the task only when every attempt it maps has one (has_task_result), so the task silently "
+                    "drops out of its summary, reuse and result browser",
+                )
     collector.add(index.with_findings(findings))
     return TaskFiles(index, results)
 
