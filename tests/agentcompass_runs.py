@@ -440,3 +440,10 @@ def unreusable_tasks(modules: SimpleNamespace, root: Path, params: dict[str, Any
         if "reuse" not in run_readers_refuse(modules, root, params, task_ids, count):
             return count
     return len(task_ids)
+
+
+def one_plan(plan: tuple[Task, ...]) -> tuple[Task, ...]:
+    """The tasks of a plan under the one attempt plan a run has (write_run records k = the largest k, avg): the
+    1.0.1 summary and reuse refuse a published task of another plan (_validate_detail_plans)."""
+    k = max(task.k for task in plan)
+    return tuple(attrs.evolve(task, k=k, strategy="avg") for task in plan)

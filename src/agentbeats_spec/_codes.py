@@ -242,7 +242,15 @@ TABLE: tuple[Code, ...] = (
         "metrics.json says evaluation_failed otherwise than the run's details/fatal/ folder does.",
     ),
     Code("layout.missing-run-info", "error",
-        "A run without run_info.json, without which AgentCompass will not resume or reuse it.",
+        "A run without run_info.json: AgentCompass 1.0.1 refuses to resume, reuse, summarize or analyze it.",
+    ),
+    Code("layout.attempt-plan", "error",
+        "A published task's attempt_plan other than its run's execution.attempts: AgentCompass 1.0.1's summary "
+        "refuses the run and reuse the task.",
+    ),
+    Code("layout.undeclared-metric", "error",
+        "An attempt metric the run's metrics.json does not declare, or not of its declared kind: AgentCompass "
+        "1.0.1's summary refuses the run.",
     ),
     Code("layout.duplicate-task", "error", "A task with more than one result folder."),
     Code("layout.task-folder-name", "error", "A task folder not named <readable>--<sha256>."),

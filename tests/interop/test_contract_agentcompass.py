@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from agentbeats_spec import Issue, validate
 
-from ..agentcompass_runs import Task, reader_refuses, runs, write_run, writer_modules
+from ..agentcompass_runs import Task, one_plan, reader_refuses, runs, write_run, writer_modules
 from ..conftest import places
 
 MODULES = writer_modules()
@@ -54,7 +54,7 @@ def test_what_the_writer_writes_validates_and_what_its_reader_refuses_gets_an_er
     with tempfile.TemporaryDirectory() as folder:
         root = (Path(folder) / "run").resolve()
         root.mkdir()
-        write_run(modules(), root, plan, Path(folder) / "sandbox")
+        write_run(modules(), root, one_plan(plan), Path(folder) / "sandbox")
         task_ids = [task.task_id for task in plan]
         assert reader_refuses(modules(), root, task_ids) is None
         assert failures(validate(root)) == []
@@ -269,3 +269,50 @@ def test_a_byte_order_mark_in_a_task_file_is_an_error_as_the_reader_refuses_the_
     assert refused is not None and "BOM" in str(refused)  # read with encoding="utf-8", then json.loads
     found = [(i.code, i.severity) for i in validate(root) if i.file == str(target)]
     assert found == [("json.bom", "error")]
+
+
+def _finished_run(folder: Path, k: int) -> tuple[Path, tuple[Task, ...]]:
+    from ..agentcompass_runs import Attempt, uniform, write_run_files
+
+    attempt = Attempt(1, "completed", (), 0, 1, True, False, None, 0, False, 0, False)
+    plan = uniform((Task("t1", "math", "42", k, "avg", (attempt,), True),))
+    root = (folder / "run").resolve()
+    root.mkdir()
+    write_run(modules(), root, plan, folder / "sandbox")
+    write_run_files(modules(), root, plan)
+    return root, plan
+
+
+@pytest.mark.parametrize(
+    ("k", "metric", "value", "said"),
+    [
+        (1, "bogus", 1.0, "is not declared by this Benchmark"),
+        (2, "passed", 1, "requires a JSON boolean"),
+        (1, "steps", True, "requires a JSON number"),
+    ],
+)
+def test_an_attempt_metric_outside_the_runs_metric_contract_is_an_error_as_the_summary_refuses_it(
+    tmp_path: Path, k: int, metric: str, value: Any, said: str
+) -> None:
+    from ..agentcompass_runs import metric_report
+
+    root, plan = _finished_run(tmp_path, k)
+    assert failures(validate(root)) == []
+    result = next(root.glob("details/*/*/attempt-1/result.json"))
+    data = json.loads(result.read_text(encoding="utf-8"))
+    data["metrics"][metric] = value
+    result.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    with pytest.raises(Exception, match=said):  # MetricContract.validate_observations, which the summary runs
+        metric_report(modules(), root, plan)
+    found = [(i.code, i.file, i.pointer) for i in validate(root) if i.severity == "error"]
+    assert found == [("layout.undeclared-metric", str(result), f"/metrics/{metric}")]
+
+
+def test_a_metric_a_report_above_k_1_does_not_list_is_not_judged(tmp_path: Path) -> None:
+    """Above k = 1 a metric without an avg or pass reducer has no series: metrics.json need not list it."""
+    root, _ = _finished_run(tmp_path, 2)
+    result = next(root.glob("details/*/*/attempt-1/result.json"))
+    data = json.loads(result.read_text(encoding="utf-8"))
+    data["metrics"]["reward"] = 0.5
+    result.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert [i for i in validate(root) if i.severity == "error"] == []

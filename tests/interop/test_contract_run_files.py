@@ -483,3 +483,53 @@ def test_a_byte_order_mark_in_a_run_level_file_is_an_error_as_its_readers_refuse
     assert any("BOM" in str(error) for error in refused.values())
     found = [(i.code, i.severity) for i in validate(root) if i.file == str(root / name)]
     assert found == [("json.bom", "error")]
+
+
+def _edit(path: Path, change: Callable[[Any], None]) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize("member", ["k", "strategy"])
+def test_a_task_plan_other_than_the_runs_is_an_error_as_the_summary_and_reuse_refuse_it(
+    tmp_path: Path, member: str
+) -> None:
+    root, plan = _finished_run(tmp_path)
+    index = sorted(root.glob("details/*/*/task.json"))[0]
+    other = {"k": plan[0].k + 1, "strategy": "pass"}[member]
+    _edit(index, lambda data: data["attempt_plan"].update({member: other}))
+    with pytest.raises(Exception, match="attempt_plan"):  # report_aggregation._validate_detail_plans
+        metric_report(modules(), root, plan)
+    assert "reuse" in _refused(root, plan)  # "Details attempt plan mismatch": the task is not reused
+    found = [(i.code, i.file, i.pointer, i.severity) for i in validate(root) if i.severity != "info"]
+    assert found == [("layout.attempt-plan", str(index), "/attempt_plan", "error")]
+
+
+def _plans(root: Path, plans: dict[str, Any]) -> None:
+    _edit(root / "run_info.json", lambda data: data.update(resolved_execution_plans=plans))
+
+
+def test_resolved_plans_reuse_never_reads_are_only_the_writers_shape(tmp_path: Path) -> None:
+    """A null plan for a task without declared artifacts, and any plan for a key that is no task of the run."""
+    root, plan = _finished_run(tmp_path)
+    _plans(root, {plan[0].task_id: None, "no such task": "x", "nor this one": {"attempts": {"1": 5}}})
+    assert _refused(root, plan) == {}
+    found = [(i.code, i.severity) for i in validate(root) if i.file == str(root / "run_info.json")]
+    assert found and {severity for _, severity in found} == {"warning"}
+
+
+@pytest.mark.parametrize("entry", [None, {"attempts": {"1": "x"}}, "x"], ids=["null", "attempt text", "text"])
+def test_a_resolved_plan_reuse_cannot_read_for_a_task_with_declared_artifacts_is_an_error(
+    tmp_path: Path, entry: Any
+) -> None:
+    from ..agentcompass_runs import Attempt
+
+    collected = Attempt(1, "completed", (), 0, 1, True, False, "complete", 1, False, 0, False)
+    plan = uniform((Task("with files", "swe", None, 1, "avg", (collected,), True),))
+    root = _written(tmp_path, plan)
+    _plans(root, {"with files": entry})
+    assert "reuse" in _refused(root, plan)  # _materialize_attempt_artifacts raises; the task is not reused
+    found = [(i.code, i.pointer, i.severity) for i in validate(root) if i.severity == "error"]
+    pointer = "/resolved_execution_plans/with files" + ("/attempts/1" if isinstance(entry, dict) else "")
+    assert found == [("rule.reuse-refused", pointer, "error")]

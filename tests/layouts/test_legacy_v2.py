@@ -93,27 +93,28 @@ def failed_transfer(name: str) -> dict[str, Any]:
 
 
 # task id -> (category, attempt plan k, attempts); which attempt of which task the reader cannot convert is the test.
+# Every k is the run's (3, run_files): the summary and reuse refuse a task of another plan (_validate_detail_plans).
 TASKS: dict[str, tuple[str | None, int, dict[str, dict[str, Any]]]] = {
     "clean #1": ("coding", 3, {
         "1": payload(),
         "2": payload(status="cancelled", metrics={}, meta={"benchmark": {}, "harness": {}}),
         "3": {"retry_count": 2},
     }),
-    "transfer #2": ("coding", 1, {
+    "transfer #2": ("coding", 3, {
         "1": payload(status="run_error", error="Traceback (most recent call last):\nOSError: download failed "
                      "(Authorization: Bearer abcdef0123456789)", retry_count=1),
     }),
-    "judge #3": (None, 1, {
+    "judge #3": (None, 3, {
         "1": payload(status="eval_error", error="judge timed out",
                      meta={"benchmark": {"scoring": {"error": "timeout", "correct": False}}, "harness": {}}),
     }),
-    "empties #4": ("", 2, {
+    "empties #4": ("", 3, {
         "1": payload(trajectory=None, analysis_result=None, artifacts={},
                      meta={"benchmark": {"scoring": {"correct": True, "score": 1.0, "note": ""}, "empty": {}},
                            "harness": None}),
         "2": payload(status="skipped", metrics={}, final_answer=None),
     }),
-    "unclassifiable #5": ("coding", 2, {
+    "unclassifiable #5": ("coding", 3, {
         "1": payload(),
         "2": payload(status="run_error", error="RuntimeError: container exited with 137"),
     }),

@@ -33,7 +33,7 @@ from ..rules._common import is_int
 from ..rules.abv3 import inside_root
 from ..walk._fs import Entry, Reporter, entries, entries_read, is_inside, listed, require
 from ..walk._units import LOCAL, Tree, Walk
-from . import _evidence
+from . import _evidence, _run_facts
 from ._walking import Layout, loose_file, named_file_unit, plan_folder
 
 SHARED = ("category", "ground_truth", "attempt_plan")
@@ -54,6 +54,7 @@ TASK = _kinds.KINDS["agentcompass-task"]
 ATTEMPT = _kinds.KINDS["agentcompass-attempt"]
 RETRY = _kinds.KINDS["agentcompass-retry"]
 METRICS = _kinds.KINDS["agentcompass-metrics"]
+RUN_INFO = _kinds.KINDS["agentcompass-run-info"]
 
 
 _UNREADABLE = re.compile(r"[^A-Za-z0-9._=-]+")
@@ -94,7 +95,7 @@ def plan(folder: Path, walk: Walk, others: tuple[Layout, ...], layouts: tuple[La
         walk.defer(task_unit, folder, state, root)
 
 
-LAYOUT = Layout("agentcompass", detect, plan)
+LAYOUT = Layout("agentcompass", detect, plan, {_run_facts.RUN_RULE: _run_facts.agree})
 
 
 # The files AgentCompass 1.0.1 writes at a run root, by kind, as the kind table names them (Kind.run_root_file);
@@ -136,7 +137,9 @@ def _plan_run_root(root: Path, walk: Walk, others: tuple[Layout, ...], layouts: 
             )
             continue
         if entry.name == "metrics.json" and not entry.is_folder:
-            walk.defer(metrics_unit, entry.path, _fatal_tasks(root, walk))
+            walk.defer(metrics_unit, entry.path, _fatal_tasks(root, walk), str(root))
+        elif entry.name == "run_info.json" and not entry.is_folder:
+            walk.defer(run_info_unit, entry.path, str(root))
         elif entry.name in RUN_FILES and not entry.is_folder:
             walk.defer(named_file_unit, entry.path, RUN_FILES[entry.name])
         elif entry.name == MIGRATION_STAGING:
@@ -165,7 +168,16 @@ def _fatal_tasks(root: Path, walk: Walk) -> int | None:
     return len(walk.tree.names(details / "fatal"))
 
 
-def metrics_unit(collector: Collector, path: Path, fatal: int | None) -> None:
+def run_info_unit(collector: Collector, path: Path, scope: str) -> None:
+    """run_info.json, and what of it the run's tasks must agree with (``_run_facts``)."""
+    examined = examine_named(path, RUN_INFO)
+    collector.add(examined)
+    data = members(examined)
+    if data is not None and data.get("schema_version") in RUN_INFO.versions:
+        _run_facts.run_info_facts(collector, scope, examined, data)
+
+
+def metrics_unit(collector: Collector, path: Path, fatal: int | None, scope: str | None = None) -> None:
     """metrics.json, and whether its evaluation_failed says what the run's task states say (names only, from the
     walk: a task is filed under details/fatal/ exactly when a fatal issue invalidates it)."""
     examined = examine_named(path, METRICS)
@@ -190,6 +202,8 @@ def metrics_unit(collector: Collector, path: Path, fatal: int | None) -> None:
             )
         )
     collector.add(examined.with_findings(findings))
+    if data is not None and scope is not None:
+        _run_facts.metrics_facts(collector, scope, examined, data)
 
 
 def place_of(task: Path) -> tuple[str | None, Path | None]:
@@ -373,6 +387,21 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
                     "drops out of its summary, reuse and result browser",
                 )
     collector.add(index.with_findings(findings))
+    if root is not None:
+        payloads = {key: members(result) if result is not None else None for key, result in results.items()}
+        # What the 1.0.1 readers take as a published task (has_task_result): its shared metadata and every attempt's
+        # result, in a final state (or, for v2, directly in details/).
+        published = (
+            (state in FINAL_STATES or (state is None and legacy))
+            and all(member in data for member in SHARED)
+            and len(mapped) == len(mapping)
+            and all(payload is not None for payload in payloads.values())
+        )
+        _run_facts.task_facts(collector, str(root), index, data, published, payloads)
+        for key, payload in payloads.items() if published else ():
+            result = results[key]
+            if payload is not None and result is not None:
+                _run_facts.attempt_facts(collector, str(root), result, payload)
     return TaskFiles(index, results)
 
 

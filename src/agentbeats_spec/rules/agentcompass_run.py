@@ -265,24 +265,16 @@ def attempt_plan(plan: dict[str, Any], pointer: str) -> Iterator[Finding]:
 
 
 def _resolved_plans(plans: Any) -> Iterator[Finding]:
-    """``materialize_reused_details`` reads the source run's per-task plans."""
+    """``materialize_reused_details`` reads the source run's per-task plans as an object by task id. Whether an
+    entry is read at all depends on the run's tasks (reuse looks up only a task it reuses, and needs an object
+    only where that task declares artifacts): the run's layout says so (``layouts._run_facts``); the writer's
+    shape warns of any other entry."""
     if not isinstance(plans, dict):
         yield Finding(
             "/resolved_execution_plans",
             "rule.reuse-refused",
             f"{REUSE}: resolved_execution_plans is {_what(plans)}; reuse reads it as an object by task id",
         )
-        return
-    for task_id, plan in plans.items():
-        # An attempt's own plan that is no object is refused only for an attempt with collected files, which
-        # another unit reads: the writer's shape warns of it.
-        attempts = plan.get("attempts") if isinstance(plan, dict) else None
-        if not isinstance(attempts, dict):
-            yield Finding(
-                join("/resolved_execution_plans", task_id),
-                "rule.reuse-refused",
-                f"{REUSE}: the resolved plan of task {quote(task_id)} is not an object with an attempts object",
-            )
 
 
 def _what(value: Any) -> str:
