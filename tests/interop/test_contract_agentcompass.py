@@ -316,3 +316,26 @@ def test_a_metric_a_report_above_k_1_does_not_list_is_not_judged(tmp_path: Path)
     data["metrics"]["reward"] = 0.5
     result.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     assert [i for i in validate(root) if i.severity == "error"] == []
+
+
+@pytest.mark.parametrize("service", ["sidecar", "Main"])
+def test_a_manifest_entry_of_a_service_other_than_main_is_an_error_as_reuse_leaves_the_task_out(
+    tmp_path: Path, service: str
+) -> None:
+    from ..agentcompass_runs import Attempt, persistence_params, run_readers_refuse, uniform, write_run_files
+
+    collected = Attempt(1, "completed", (), 0, 1, True, False, "complete", 1, False, 0, False)
+    plan = uniform((Task("with files", "swe", None, 1, "avg", (collected,), True),))
+    root = (tmp_path / "run").resolve()
+    root.mkdir()
+    write_run(modules(), root, plan, tmp_path / "sandbox")
+    write_run_files(modules(), root, plan)
+    params = persistence_params(plan)
+    assert run_readers_refuse(modules(), root, params, ["with files"]) == {}
+    result = next(root.glob("details/*/*/attempt-1/result.json"))
+    data = json.loads(result.read_text(encoding="utf-8"))
+    data["artifacts"]["declared_artifacts"]["entries"][0]["service"] = service
+    result.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert set(run_readers_refuse(modules(), root, params, ["with files"])) == {"reuse"}  # the task is left out
+    found = [(i.code, i.file, i.pointer) for i in validate(root) if i.severity == "error"]
+    assert found == [("rule.reuse-refused", str(result), "/artifacts/declared_artifacts/entries/0/service")]
