@@ -339,3 +339,58 @@ def test_a_manifest_entry_of_a_service_other_than_main_is_an_error_as_reuse_leav
     assert set(run_readers_refuse(modules(), root, params, ["with files"])) == {"reuse"}  # the task is left out
     found = [(i.code, i.file, i.pointer) for i in validate(root) if i.severity == "error"]
     assert found == [("rule.reuse-refused", str(result), "/artifacts/declared_artifacts/entries/0/service")]
+
+
+def _running_with_scheduler(folder: Path) -> tuple[Path, Path, Any]:
+    """A run whose one task is still running, its first attempt finished and checkpointed by the released
+    scheduler's repository (RunAttemptCheckpointRepository.save: result.json and the scheduler section)."""
+    import asyncio
+
+    from agentcompass.runtime.attempts.repository import (
+        AttemptCheckpoint,
+        AttemptKey,
+        AttemptTerminalStatus,
+        RunAttemptCheckpointRepository,
+    )
+
+    from ..agentcompass_runs import Attempt
+
+    attempt = Attempt(1, "completed", (), 0, 1, True, False, None, 0, False, 0, False)
+    plan = (Task("still running", "math", None, 2, "avg", (attempt,), False),)
+    root = (folder / "run").resolve()
+    root.mkdir()
+    write_run(modules(), root, plan, folder / "sandbox")
+    value = {"status": "completed", "metrics": {"passed": True}, "final_answer": "42", "trajectory": {}, "issues": [],
+             "artifacts": {}, "analysis_result": {}, "meta": {"benchmark": {}, "harness": {}}}  # fmt: skip
+    key = AttemptKey("still running", 1)
+    repository = RunAttemptCheckpointRepository(root)
+    asyncio.run(repository.save(AttemptCheckpoint(key, AttemptTerminalStatus.COMPLETED, value=value)))
+    checkpoint = next(root.glob("details/running/*/attempt-1/checkpoint.json"))
+    return checkpoint, root, lambda: asyncio.run(RunAttemptCheckpointRepository(root).load(key))
+
+
+@pytest.mark.parametrize(
+    ("what", "pointer"),
+    [("result gone", "/scheduler/result_path"), ("task_id 5", "/scheduler/task_id"),
+     ("another version", "/scheduler/schema_version"), ("another attempt", "/scheduler/attempt_index")],
+)  # fmt: skip
+def test_a_running_tasks_scheduler_checkpoint_reuse_cannot_load_is_an_error(
+    tmp_path: Path, what: str, pointer: str
+) -> None:
+    checkpoint, root, load = _running_with_scheduler(tmp_path)
+    assert load() is not None
+    assert failures(validate(root)) == []  # a still-running run, as the writer leaves it
+    data = json.loads(checkpoint.read_text(encoding="utf-8"))
+    if what == "result gone":
+        (checkpoint.parent / "result.json").unlink()
+    elif what == "task_id 5":
+        data["scheduler"]["task_id"] = 5
+    elif what == "another version":
+        data["scheduler"]["schema_version"] = "agentcompass.logical_attempt.v9"
+    else:
+        data["scheduler"]["attempt_index"] = 2
+    checkpoint.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    with pytest.raises(Exception):  # noqa: B017  (any exception is a refusal)
+        load()
+    found = [(i.code, i.file, i.pointer) for i in validate(root) if i.severity == "error"]
+    assert found == [("layout.checkpoint-scheduler", str(checkpoint), pointer)]

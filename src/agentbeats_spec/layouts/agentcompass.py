@@ -348,7 +348,7 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
         within = read.get(name)
         results[key] = _check_attempt(
             folders[name].path, number, task_id, task.name, root, collector, attempt_kind,
-            within if isinstance(within, list) else None,
+            within if isinstance(within, list) else None, state == "running",
         )  # fmt: skip
 
     if state in FINAL_STATES and not legacy:  # a v2 attempt's issues are derived on read, not stored
@@ -459,8 +459,10 @@ def _check_attempt(
     collector: Collector,
     kind: _kinds.Kind = ATTEMPT,
     found: list[Listed] | None = None,
+    running: bool = False,
 ) -> Examined | None:
-    """``found``: what the task folder's native call already listed and read of this folder (else it is now)."""
+    """``found``: what the task folder's native call already listed and read of this folder (else it is now);
+    ``running``: whether the task is in running/, whose scheduler checkpoints a resumed or reusing run loads."""
     if found is None:
         entries_, read = entries_read(folder, collector, root or folder, _ATTEMPT_PLAN)
     else:
@@ -474,7 +476,9 @@ def _check_attempt(
         else:
             result = examine_named(folder / "result.json", kind)
     if "checkpoint.json" in listing and not listing["checkpoint.json"].is_folder:
-        _check_checkpoint(folder / "checkpoint.json", collector)
+        has_result = "result.json" in listing and not listing["result.json"].is_folder
+        scheduler = (task_id, number, has_result) if running else None
+        _check_checkpoint(folder / "checkpoint.json", collector, scheduler)
     findings: list[Finding] = []
     if result is not None:
         findings.extend(_artifact_findings(result, folder, root))
@@ -520,7 +524,10 @@ def _report_links(folder: Path, collector: Collector, root: Path) -> None:
         stack.extend(entry.path for entry in entries(stack.pop(), collector, root) if entry.is_folder)
 
 
-def _check_checkpoint(path: Path, collector: Collector) -> None:
+def _check_checkpoint(
+    path: Path, collector: Collector, scheduler: tuple[str | None, int | None, bool] | None = None
+) -> None:
+    """``scheduler``: the task id, attempt number and whether result.json is there, for a running task."""
     try:
         size = path.stat().st_size
     except OSError as error:
@@ -548,7 +555,61 @@ def _check_checkpoint(path: Path, collector: Collector) -> None:
                     anchor=Anchor.PARENT if isinstance(data, dict) and "schema_version" not in data else Anchor.VALUE,
                 )
             )
+        elif scheduler is not None and isinstance(data, dict) and data.get("scheduler") is not None:
+            findings.extend(_scheduler_findings(data["scheduler"], *scheduler))
     collector.add(read.with_findings(findings), "checkpoint")
+
+
+_SCHEDULER_MEMBERS = {"task_id", "attempt_index", "status", "value", "stop_requested", "retries", "error"}
+_CANNOT_LOAD = (
+    "AgentCompass 1.0.1 cannot load this scheduler checkpoint (RunAttemptCheckpointRepository.load), which resuming "
+    "or reusing the run does for a running task"
+)
+
+
+def _scheduler_findings(section: Any, task_id: str | None, number: int | None, has_result: bool) -> list[Finding]:
+    """What ``RunAttemptCheckpointRepository.load`` and ``AttemptCheckpoint.from_dict`` refuse: the first refusal."""
+
+    def refused(pointer: str, why: str) -> list[Finding]:
+        return [Finding(join("/scheduler", pointer) if pointer else "/scheduler", "layout.checkpoint-scheduler",
+                        f"{_CANNOT_LOAD}: {why}")]  # fmt: skip
+
+    if not isinstance(section, dict):
+        return refused("", "the scheduler section is not an object")
+    reference = section.get("result_path")
+    if reference is not None and reference != "result.json":
+        return refused("result_path", f"result_path is {quote(str(reference))}; it names result.json or nothing")
+    if reference is not None and not has_result:
+        return refused("result_path", "it names result.json, which this attempt folder does not hold")
+    version = section.get("schema_version")
+    if version is not None and version != "agentcompass.logical_attempt.v2":
+        return refused("schema_version", f"schema_version is {quote(str(version))}; expected "
+                       "'agentcompass.logical_attempt.v2'")  # fmt: skip
+    members = set(section) - {"schema_version", "result_path"} | ({"value"} if reference is not None else set())
+    if members != _SCHEDULER_MEMBERS:
+        extra, lacking = sorted(members - _SCHEDULER_MEMBERS), sorted(_SCHEDULER_MEMBERS - members)
+        said = "; ".join(part for part in (extra and f"unknown {', '.join(extra)}",
+                                           lacking and f"no {', '.join(lacking)}") if part)  # fmt: skip
+        return refused("", f"it holds exactly {', '.join(sorted(_SCHEDULER_MEMBERS))} ({said})")
+    value = section.get("value")
+    types = {"task_id": str, "attempt_index": int, "retries": int, "stop_requested": bool, "error": str}
+    for name, wanted in types.items():
+        if type(section[name]) is not wanted:
+            return refused(name, f"{name} is not {'a string' if wanted is str else 'a ' + wanted.__name__}")
+    identifier, index, retries = section["task_id"], section["attempt_index"], section["retries"]
+    if section["status"] not in ("completed", "failed"):
+        return refused("status", "status is neither 'completed' nor 'failed'")
+    if not identifier.strip() or identifier != identifier.strip() or index < 1 or retries < 0:
+        return refused("", "task_id is blank or padded, attempt_index below 1 or retries below 0")
+    if section["status"] == "failed" and section["stop_requested"]:
+        return refused("stop_requested", "a failed attempt cannot request the strategy to stop")
+    if version is not None and isinstance(value, dict) and "error" in value:
+        return refused("value", "a checkpoint of this version cannot hold a result with an error member")
+    if task_id is not None and identifier != task_id:
+        return refused("task_id", f"task_id {quote(identifier)} is not this task's {quote(task_id)}")
+    if number is not None and index != number:
+        return refused("attempt_index", f"attempt_index {index} is not this attempt's {number}")
+    return []
 
 
 def _artifact_findings(result: Examined, folder: Path, root: Path | None) -> list[Finding]:
