@@ -100,7 +100,9 @@ TABLE: tuple[Code, ...] = (
     Code("json.large-integer", "warning",
         "An integer beyond 2**53, which many JSON readers cannot hold exactly; past 4,300 digits Python's reader "
         "refuses it, and the file is not read further.",
-        also=("error",), when="error past 4,300 digits",
+        also=("error",),
+        when="error past 4,300 digits, and in a run-level file of an AgentCompass run that its result browser "
+        "shows (its page's JSON.parse rounds it)",
     ),
     Code("json.type", "error",
         "A parsed value that JSON cannot represent (not a string, number, boolean, null, array or object).",

@@ -533,3 +533,53 @@ def test_a_resolved_plan_reuse_cannot_read_for_a_task_with_declared_artifacts_is
     found = [(i.code, i.pointer, i.severity) for i in validate(root) if i.severity == "error"]
     pointer = "/resolved_execution_plans/with files" + ("/attempts/1" if isinstance(entry, dict) else "")
     assert found == [("rule.reuse-refused", pointer, "error")]
+
+
+BIG = 2**53 + 1
+
+
+def _parsed_by_the_page(value: Any) -> Any:
+    """What the browser's page gets of an answer: viewer/server.py sends read_run as JSON, and JSON.parse reads
+    every number as a double."""
+    return json.loads(json.dumps(value), parse_int=float)
+
+
+@pytest.mark.parametrize(
+    ("name", "change", "pointer"),
+    [
+        (
+            "run_info.json",
+            _set("request", "execution", "task_concurrency", value=BIG),
+            "/request/execution/task_concurrency",
+        ),
+        ("params.json", _set("execution", "task_concurrency", value=BIG), "/execution/task_concurrency"),
+        ("metrics.json", _set("extra", value={"seen": BIG}), "/extra/seen"),
+        ("progress.json", _set("total_tasks", value=BIG), "/total_tasks"),
+        ("analysis_summary.json", _set("seen", value=BIG), "/seen"),
+    ],
+)
+def test_an_integer_beyond_2_53_in_a_file_the_browser_shows_is_an_error_as_its_page_rounds_it(
+    tmp_path: Path, name: str, change: Change, pointer: str
+) -> None:
+    from agentcompass.viewer import reader
+
+    root, plan = _finished_run(tmp_path)
+    _edit(root / name, change)
+    assert _refused(root, plan) == {}  # the Python readers read it exactly
+    shown = reader.read_run(str(root))
+    key = {"run_info.json": "runInfoJson", "params.json": "paramsJson", "metrics.json": "metricsJson",
+           "progress.json": "progressJson", "analysis_summary.json": "analysisSummaryJson"}[name]  # fmt: skip
+    node, page = shown[key], _parsed_by_the_page(shown[key])
+    for token in pointer.strip("/").split("/"):
+        node, page = node[token], page[token]
+    assert node == BIG and page != BIG  # rounded to 2**53
+    found = [(i.pointer, i.severity) for i in validate(root) if i.code == "json.large-integer"]
+    assert found == [(pointer, "error")]
+
+
+def test_an_integer_beyond_2_53_the_browser_does_not_send_stays_a_warning(tmp_path: Path) -> None:
+    root, plan = _finished_run(tmp_path)
+    _plans(root, {plan[0].task_id: {"attempts": {"1": {"artifact_limits": {"max_files": BIG}}}}})
+    assert _refused(root, plan) == {}
+    found = [(i.code, i.severity) for i in validate(root) if i.code == "json.large-integer"]
+    assert found == [("json.large-integer", "warning")]

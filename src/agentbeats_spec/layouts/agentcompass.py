@@ -140,6 +140,8 @@ def _plan_run_root(root: Path, walk: Walk, others: tuple[Layout, ...], layouts: 
             walk.defer(metrics_unit, entry.path, _fatal_tasks(root, walk), str(root))
         elif entry.name == "run_info.json" and not entry.is_folder:
             walk.defer(run_info_unit, entry.path, str(root))
+        elif entry.name in _BROWSED and not entry.is_folder:
+            walk.defer(browsed_file_unit, entry.path, RUN_FILES[entry.name])
         elif entry.name in RUN_FILES and not entry.is_folder:
             walk.defer(named_file_unit, entry.path, RUN_FILES[entry.name])
         elif entry.name == MIGRATION_STAGING:
@@ -168,9 +170,35 @@ def _fatal_tasks(root: Path, walk: Walk) -> int | None:
     return len(walk.tree.names(details / "fatal"))
 
 
+# The run-level files the result browser sends its page (viewer/reader.py read_run), whose JSON.parse reads every
+# number as a double: an integer beyond 2**53 is shown rounded, a misreading. Not sent: run_info.json's
+# resolved_execution_plans (read_run pops them) and progress.jsonl.
+_BROWSED = ("params.json", "analysis_summary.json", "progress.json")
+_ROUNDED = "; the AgentCompass 1.0.1 result browser sends this file to its page, whose JSON.parse rounds it"
+
+
+def _rounded_by_browser(examined: Examined, unsent: str | None = None) -> Examined:
+    """The file's inexact integers as errors, outside ``unsent``."""
+    findings = tuple(
+        attrs.evolve(finding, severity="error", message=finding.message + _ROUNDED)
+        if finding.code == "json.large-integer" and finding.severity == "warning"
+        and not (unsent is not None and (finding.pointer + "/").startswith(unsent + "/"))
+        else finding
+        for finding in examined.findings
+    )  # fmt: skip
+    if findings == examined.findings:
+        return examined
+    return Examined(examined.document, examined.kind, findings, examined.file, examined.overflow)
+
+
+def browsed_file_unit(collector: Collector, path: Path, kind: str) -> None:
+    """A run-level file the result browser shows, checked as its kind."""
+    collector.add(_rounded_by_browser(examine_named(path, _kinds.get(kind))))
+
+
 def run_info_unit(collector: Collector, path: Path, scope: str) -> None:
     """run_info.json, and what of it the run's tasks must agree with (``_run_facts``)."""
-    examined = examine_named(path, RUN_INFO)
+    examined = _rounded_by_browser(examine_named(path, RUN_INFO), "/resolved_execution_plans")
     collector.add(examined)
     data = members(examined)
     if data is not None and data.get("schema_version") in RUN_INFO.versions:
@@ -180,7 +208,7 @@ def run_info_unit(collector: Collector, path: Path, scope: str) -> None:
 def metrics_unit(collector: Collector, path: Path, fatal: int | None, scope: str | None = None) -> None:
     """metrics.json, and whether its evaluation_failed says what the run's task states say (names only, from the
     walk: a task is filed under details/fatal/ exactly when a fatal issue invalidates it)."""
-    examined = examine_named(path, METRICS)
+    examined = _rounded_by_browser(examine_named(path, METRICS))
     data = members(examined)
     findings = []
     failed = data.get("evaluation_failed", False) if data is not None else None
