@@ -135,6 +135,14 @@ def _documents(tmp: Path) -> Iterator[tuple[Any, str | None]]:
     yield from [
         (b'{"count": }', "abv3-results"),
         (b"\xef\xbb\xbf{}", "abv3-results"),
+        (
+            {
+                "schema_version": "agentcompass.run_info.v3",
+                "run_id": "r",
+                "request": {"benchmark": {"id": "b"}, "execution": {"attempts": {"k": 1, "strategy": "avg"}}},
+            },
+            "agentcompass-run-info",
+        ),
         (b"", "abv3-results"),
         (b'{"count": "\xff"}', "abv3-results"),
         (b'{"count": 1}\x00', "abv3-results"),
@@ -251,6 +259,16 @@ def _trees(tmp: Path) -> Iterator[Path]:
         stream.truncate(32 * 1024**2 + 1)
     sorted((task(run) / "attempt-1" / "retries").iterdir())[0].unlink()
     shutil.copytree(task(run), run / "details" / "normal" / TASK_NAME)
+    yield run
+
+    run = _copy("agentcompass-run", tmp / "run" / "agreeing")  # what a run's files must agree on (issue 34)
+    edit(task(run) / "task.json", lambda data: data["attempt_plan"].update(k=4))
+    edit(task(run) / "attempt-1" / "result.json", lambda data: data["metrics"].update(correct=1))
+    running = next((run / "details" / "running").iterdir())
+    (running / "attempt-1").mkdir(exist_ok=True)
+    (running / "attempt-1" / "checkpoint.json").write_text(
+        '{"schema_version": "agentcompass.attempt_checkpoint.v1", "scheduler": {"result_path": "other.json"}}'
+    )
     yield run
 
     for n, name in enumerate(("swe_utils", "other-prefix--" + TASK_NAME.split("--")[1]), start=3):

@@ -583,3 +583,51 @@ def test_an_integer_beyond_2_53_the_browser_does_not_send_stays_a_warning(tmp_pa
     assert _refused(root, plan) == {}
     found = [(i.code, i.severity) for i in validate(root) if i.code == "json.large-integer"]
     assert found == [("json.large-integer", "warning")]
+
+
+def _as_the_runner_writes_it(root: Path) -> None:
+    """The request as RunRequest.to_task_payload gives it, with the harness and environment write_run leaves out."""
+    _edit(root / "run_info.json", lambda data: data["request"].update(
+        harness={"id": "mini-swe-agent"}, environment={"id": "host_process"}))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("change", "pointer", "code"),
+    [
+        (_drop("request", "model", "id"), "/request/model/id", "rule.analysis-refused"),
+        (_set("request", "model", "id", value=" "), "/request/model/id", "rule.analysis-refused"),
+        (_set("request", "execution", "seed", value=1), "/request/execution/seed", "rule.analysis-refused"),
+        (
+            _set("request", "execution", "artifact_limits", value={"max_files": 0}),
+            "/request/execution/artifact_limits",
+            "rule.summary-refused",
+        ),
+        (
+            _set("request", "execution", "artifact_limits", value={"max_gb": 1}),
+            "/request/execution/artifact_limits",
+            "rule.summary-refused",
+        ),
+    ],
+    ids=["no model id", "blank model id", "unknown execution member", "max_files 0", "unknown limit"],
+)
+def test_a_request_analysis_cannot_rebuild_is_an_error(tmp_path: Path, change: Change, pointer: str, code: str) -> None:
+    from ..agentcompass_runs import analysis_request_refuses
+
+    root, plan = _finished_run(tmp_path)
+    _as_the_runner_writes_it(root)
+    assert analysis_request_refuses(root) is None
+    assert [i for i in validate(root) if i.severity in ("error", "warning")] == []
+    _edit(root / "run_info.json", change)
+    assert analysis_request_refuses(root) is not None  # RunRequest.from_params
+    refused = set(_refused(root, plan))
+    assert refused == ({"summary"} if code == "rule.summary-refused" else set())
+    found = [(i.code, i.pointer) for i in validate(root) if i.severity == "error"]
+    assert found == [(code, pointer)]
+
+
+def test_artifact_limits_the_summary_merges_in_from_params_are_refused_there_too(tmp_path: Path) -> None:
+    root, plan = _finished_run(tmp_path)
+    _edit(root / "params.json", lambda data: data["execution"].update(artifact_limits={"max_mb": 0}))
+    assert set(_refused(root, plan)) == {"summary"}  # deep_merge(params, request), then ExecutionSpec
+    found = [(i.code, i.file, i.pointer) for i in validate(root) if i.severity == "error"]
+    assert found == [("rule.summary-refused", str(root / "params.json"), "/execution/artifact_limits")]

@@ -202,7 +202,8 @@ def _cross(layout: ModuleType, data: dict[str, Any], ours: Path, theirs: Path) -
     written = write_task(ours, data)
     layout.RunLayout(theirs).write_result(copy.deepcopy(data))
     assert _files(ours) == _files(theirs)
-    assert [i for i in validate(theirs) if i.severity == "error"] == []
+    # write_result writes the task's files only: the run's run_info.json is the runner's, which is not run here
+    assert [i for i in validate(theirs) if i.severity == "error" and i.code != "layout.missing-run-info"] == []
     assert to_dict(read_task(written.parent)) == layout.read_result(written)
 
 
