@@ -20,6 +20,7 @@ metric holds. :func:`agree` compares them once every unit is checked:
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -38,15 +39,12 @@ REUSE = "AgentCompass 1.0.1 cannot reuse this run"
 SUMMARY = "AgentCompass 1.0.1 cannot summarize this run"
 
 
-def _facts(
-    collector: Collector, scope: str, examined: Examined, found: list[tuple[str, dict[str, Any]]], located: bool = True
-) -> None:
-    """Facts about one file, placed in one pass over its text (``located``; else by pointer only: a result.json
-    can be hundreds of MB, and is passed over only when it has an issue of its own)."""
+def _facts(collector: Collector, scope: str, examined: Examined, found: list[tuple[str, dict[str, Any]]]) -> None:
+    """Facts about one file (run_info.json, metrics.json, task.json: small), placed in one pass over its text."""
     if not found:
         return
     anchors = [(pointer, Anchor.VALUE) for pointer, _ in found if pointer]
-    places = examined.document.positions(anchors) if located and anchors else {}
+    places = examined.document.positions(anchors) if anchors else {}
     kind = examined.kind.name if examined.kind is not None else None
     for pointer, value in found:
         line, column = places.get((pointer, Anchor.VALUE), (None, None))
@@ -116,32 +114,32 @@ def task_facts(
     index: Examined,
     data: dict[str, Any],
     published: bool,
-    results: dict[str, dict[str, Any] | None],
+    results: dict[str, tuple[Examined, dict[str, Any] | None] | None],
 ) -> None:
-    """A task's id, the attempts that declare artifacts, and, once published, its plan and attempt metrics."""
+    """One fact per task (its attempts' metrics in it, not one fact each): its id, the attempts that declare
+    artifacts, and, once published, its plan and what kind of value each attempt metric holds."""
     task_id = data.get("task_id")
     if not isinstance(task_id, str):
         return
-    declared = []
-    for key, payload in results.items():
-        if payload is None:
+    declared, metrics = [], {}
+    for key, found in results.items():
+        payload = found[1] if found is not None else None
+        if found is None or payload is None:
             continue
         artifacts = payload.get("artifacts")
         if isinstance(artifacts, dict) and "declared_artifacts" in artifacts:
             declared.append(key)
-    value: dict[str, Any] = {"of": "task", "task": task_id, "declared": declared}
+        observed = payload.get("metrics")
+        if published and isinstance(observed, dict) and observed:
+            kind = found[0].kind.name if found[0].kind is not None else None
+            kinds = {name: _value_kind(value) for name, value in observed.items()}
+            # the attempt folder's name: the fact's file (task.json) is the one name a Dask worker gives back
+            metrics[key] = [os.path.basename(os.path.dirname(found[0].file or "")), kind, kinds]
+    value: dict[str, Any] = {"of": "task", "task": task_id, "declared": declared, "metrics": metrics}
     plan = data.get("attempt_plan")
     if published and isinstance(plan, dict):
         value["plan"] = plan
     _facts(collector, scope, index, [("/attempt_plan" if "plan" in value else "", value)])
-
-
-def attempt_facts(collector: Collector, scope: str, result: Examined, payload: dict[str, Any]) -> None:
-    """What kind of value each metric of a published task's attempt holds."""
-    metrics = payload.get("metrics")
-    if isinstance(metrics, dict) and metrics:
-        kinds = {name: _value_kind(value) for name, value in metrics.items()}
-        _facts(collector, scope, result, [("/metrics", {"of": "metrics", "metrics": kinds})], located=False)
 
 
 def agree(facts: list[Fact]) -> list[Issue]:
@@ -222,40 +220,57 @@ def _agree(found: Iterable[tuple[Fact, dict[str, Any]]]) -> list[Issue]:
             )
     contracts = [value for _, value in by_role.get("contract", [])]
     if contracts:
-        issues.extend(_metrics(contracts[0]["metrics"], bool(contracts[0]["complete"]), by_role.get("metrics", [])))
+        issues.extend(_metrics(contracts[0]["metrics"], bool(contracts[0]["complete"]), by_role.get("task", [])))
     return issues
 
 
-def _metrics(contract: dict[str, str], complete: bool, found: list[tuple[Fact, dict[str, Any]]]) -> list[Issue]:
+def _metrics(contract: dict[str, str], complete: bool, tasks: list[tuple[Fact, dict[str, Any]]]) -> list[Issue]:
     identifier = re.compile(_METRIC_ID)
     issues = []
-    for fact, value in found:
-        seen: set[str] = set()
-        for name, kind in value["metrics"].items():
-            metric = name.strip()
-            why = None
-            if not identifier.fullmatch(metric):
-                why = "is not a metric id (a letter, then letters, digits, '.', '_' or '-')"
-            elif metric in seen:
-                why = f"is {metric!r} again once stripped"
-            elif metric not in contract:
-                if complete:
-                    why = "is not a metric the run's metrics.json declares (a k = 1 report has a series of each)"
-            elif contract[metric] == "binary_success" and kind != "boolean":
-                why = f"is {kind_said(kind)}, but {metric!r} is binary_success and requires a JSON boolean"
-            elif contract[metric] == "scalar" and kind != "number":
-                why = f"is {kind_said(kind)}, but {metric!r} is scalar and requires a JSON number"
-            seen.add(metric)
-            if why is not None:
-                issues.append(
-                    _issue(
-                        fact,
-                        "layout.undeclared-metric",
-                        f"{SUMMARY}: attempt metric {quote(name)} {why} (MetricContract.validate_observations)",
-                        pointer=join("/metrics", name),
-                        anchored=False,
-                    )
+    for fact, task in tasks:
+        folder = fact.file[: len(fact.file) - len("task.json")]  # with its separator, "/" or os.sep
+        for name, file_kind, kinds in task.get("metrics", {}).values():
+            file = folder + name + folder[-1:] + "result.json"
+            issues.extend(_attempt_metrics(contract, complete, identifier, file, file_kind, kinds))
+    return issues
+
+
+def _attempt_metrics(
+    contract: dict[str, str], complete: bool, identifier: re.Pattern[str], file: str, kind_of_file: str | None,
+    kinds: dict[str, str],
+) -> list[Issue]:  # fmt: skip
+    """The metrics of one attempt's result.json against the contract: the issue is placed by pointer only (its
+    line would cost a pass over a file that can be hundreds of MB)."""
+    issues = []
+    seen: set[str] = set()
+    for name, kind in kinds.items():
+        metric = name.strip()
+        why = None
+        if not identifier.fullmatch(metric):
+            why = "is not a metric id (a letter, then letters, digits, '.', '_' or '-')"
+        elif metric in seen:
+            why = f"is {metric!r} again once stripped"
+        elif metric not in contract:
+            if complete:
+                why = "is not a metric the run's metrics.json declares (a k = 1 report has a series of each)"
+        elif contract[metric] == "binary_success" and kind != "boolean":
+            why = f"is {kind_said(kind)}, but {metric!r} is binary_success and requires a JSON boolean"
+        elif contract[metric] == "scalar" and kind != "number":
+            why = f"is {kind_said(kind)}, but {metric!r} is scalar and requires a JSON number"
+        seen.add(metric)
+        if why is not None:
+            issues.append(
+                Issue(
+                    file=file,
+                    kind=kind_of_file,
+                    pointer=join("/metrics", name),
+                    line=None,
+                    column=None,
+                    severity="error",
+                    code="layout.undeclared-metric",
+                    message=f"{SUMMARY}: attempt metric {quote(name)} {why} (MetricContract.validate_observations)",
                 )
+            )
     return issues
 
 

@@ -416,20 +416,18 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
                 )
     collector.add(index.with_findings(findings))
     if root is not None:
-        payloads = {key: members(result) if result is not None else None for key, result in results.items()}
+        read_results = {
+            key: (result, members(result)) if result is not None else None for key, result in results.items()
+        }
         # What the 1.0.1 readers take as a published task (has_task_result): its shared metadata and every attempt's
         # result, in a final state (or, for v2, directly in details/).
         published = (
             (state in FINAL_STATES or (state is None and legacy))
             and all(member in data for member in SHARED)
             and len(mapped) == len(mapping)
-            and all(payload is not None for payload in payloads.values())
+            and all(each is not None and each[1] is not None for each in read_results.values())
         )
-        _run_facts.task_facts(collector, str(root), index, data, published, payloads)
-        for key, payload in payloads.items() if published else ():
-            result = results[key]
-            if payload is not None and result is not None:
-                _run_facts.attempt_facts(collector, str(root), result, payload)
+        _run_facts.task_facts(collector, str(root), index, data, published, read_results)
     return TaskFiles(index, results)
 
 
