@@ -440,3 +440,24 @@ def unreusable_tasks(modules: SimpleNamespace, root: Path, params: dict[str, Any
         if "reuse" not in run_readers_refuse(modules, root, params, task_ids, count):
             return count
     return len(task_ids)
+
+
+def one_plan(plan: tuple[Task, ...]) -> tuple[Task, ...]:
+    """The tasks of a plan under the one attempt plan a run has (write_run records k = the largest k, avg): the
+    1.0.1 summary and reuse refuse a published task of another plan (_validate_detail_plans)."""
+    k = max(task.k for task in plan)
+    return tuple(attrs.evolve(task, k=k, strategy="avg") for task in plan)
+
+
+def analysis_request_refuses(root: Path) -> BaseException | None:
+    """What analysis (launcher.analyze) raises rebuilding the run's request: _load_run_info, then
+    RunRequest.from_params (the step run_readers_refuse does not take)."""
+    from agentcompass import launcher
+    from agentcompass.runtime.models.request import RunRequest
+
+    try:
+        payload, _ = launcher._load_run_info(root)
+        RunRequest.from_params(payload)
+    except Exception as error:  # any exception is a refusal
+        return error
+    return None

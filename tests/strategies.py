@@ -335,8 +335,9 @@ request = st.fixed_dictionaries(
     {
         "benchmark": st.fixed_dictionaries({"id": trimmed}, optional={"params": st.dictionaries(names, json_values)}),
         "execution": st.fixed_dictionaries({"attempts": attempt_plans}),
+        "model": st.fixed_dictionaries({"id": trimmed}),  # analysis rebuilds the request, which requires it
     },
-    optional={"model": st.fixed_dictionaries({"id": trimmed}), "output": st.fixed_dictionaries({"run_id": trimmed})},
+    optional={"output": st.fixed_dictionaries({"run_id": trimmed})},
 )
 _report = st.fixed_dictionaries(
     {"k": st.integers(1, 5), "strategy": st.sampled_from(["avg", "pass"]), "aggregation": st.just("micro_weighted")}

@@ -41,8 +41,8 @@ def test_every_code_has_a_family_a_severity_and_a_meaning() -> None:
 
 
 def test_a_code_or_a_severity_the_table_lacks_is_refused_where_the_finding_is_built() -> None:
-    with pytest.raises(ValueError, match=re.escape("'json.bom' is reported as warning, not 'error'")):
-        Finding("", "json.bom", "a byte order mark")
+    with pytest.raises(ValueError, match=re.escape("'toml.bom' is reported as warning, not 'error'")):
+        Finding("", "toml.bom", "a byte order mark")
     with pytest.raises(ValueError, match=re.escape("'json.bom-mark' is not an issue code")):
         Finding("", "json.bom-mark", "a byte order mark", severity="warning")
     where = {"file": "f.json", "kind": None, "pointer": "", "line": 1, "column": 1, "message": "m"}
@@ -135,6 +135,14 @@ def _documents(tmp: Path) -> Iterator[tuple[Any, str | None]]:
     yield from [
         (b'{"count": }', "abv3-results"),
         (b"\xef\xbb\xbf{}", "abv3-results"),
+        (
+            {
+                "schema_version": "agentcompass.run_info.v3",
+                "run_id": "r",
+                "request": {"benchmark": {"id": "b"}, "execution": {"attempts": {"k": 1, "strategy": "avg"}}},
+            },
+            "agentcompass-run-info",
+        ),
         (b"", "abv3-results"),
         (b'{"count": "\xff"}', "abv3-results"),
         (b'{"count": 1}\x00', "abv3-results"),
@@ -253,6 +261,16 @@ def _trees(tmp: Path) -> Iterator[Path]:
     shutil.copytree(task(run), run / "details" / "normal" / TASK_NAME)
     yield run
 
+    run = _copy("agentcompass-run", tmp / "run" / "agreeing")  # what a run's files must agree on (issue 34)
+    edit(task(run) / "task.json", lambda data: data["attempt_plan"].update(k=4))
+    edit(task(run) / "attempt-1" / "result.json", lambda data: data["metrics"].update(correct=1))
+    running = next((run / "details" / "running").iterdir())
+    (running / "attempt-1").mkdir(exist_ok=True)
+    (running / "attempt-1" / "checkpoint.json").write_text(
+        '{"schema_version": "agentcompass.attempt_checkpoint.v1", "scheduler": {"result_path": "other.json"}}'
+    )
+    yield run
+
     for n, name in enumerate(("swe_utils", "other-prefix--" + TASK_NAME.split("--")[1]), start=3):
         run = _copy("agentcompass-run", tmp / "run" / str(n))
         _rename(run, name)
@@ -323,6 +341,7 @@ ARCHIVED = {
     "nul.json": b"{}\x00",
     "trailing.json": b"{} {}",
     "deep.json": b"[" * 1000 + b"]" * 1000,
+    "bom.json": b"\xef\xbb\xbf{}",
 }
 
 

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from agentbeats_spec import Issue, validate
 
-from ..agentcompass_runs import Task, reader_refuses, runs, write_run, writer_modules
+from ..agentcompass_runs import Task, one_plan, reader_refuses, runs, write_run, writer_modules
 from ..conftest import places
 
 MODULES = writer_modules()
@@ -54,7 +54,7 @@ def test_what_the_writer_writes_validates_and_what_its_reader_refuses_gets_an_er
     with tempfile.TemporaryDirectory() as folder:
         root = (Path(folder) / "run").resolve()
         root.mkdir()
-        write_run(modules(), root, plan, Path(folder) / "sandbox")
+        write_run(modules(), root, one_plan(plan), Path(folder) / "sandbox")
         task_ids = [task.task_id for task in plan]
         assert reader_refuses(modules(), root, task_ids) is None
         assert failures(validate(root)) == []
@@ -255,3 +255,142 @@ def test_collector_counts_are_integers(tmp_path: Path) -> None:
         line,
     )
     assert issue.message == "expected an integer, found the number 1.0"
+
+
+# ------------------------------------------------------------------ issue 34: verdicts the 1.0.1 readers contradicted
+
+
+@pytest.mark.parametrize("name", ["task.json", "attempt-1/result.json"])
+def test_a_byte_order_mark_in_a_task_file_is_an_error_as_the_reader_refuses_the_run(tmp_path: Path, name: str) -> None:
+    result = _one_task_run(tmp_path, "complete")
+    root, target = result.parents[4], result.parents[1] / name
+    target.write_bytes(b"\xef\xbb\xbf" + target.read_bytes())
+    refused = reader_refuses(modules(), root, ["swe/utils: ünï #1"])
+    assert refused is not None and "BOM" in str(refused)  # read with encoding="utf-8", then json.loads
+    found = [(i.code, i.severity) for i in validate(root) if i.file == str(target)]
+    assert found == [("json.bom", "error")]
+
+
+def _finished_run(folder: Path, k: int) -> tuple[Path, tuple[Task, ...]]:
+    from ..agentcompass_runs import Attempt, uniform, write_run_files
+
+    attempt = Attempt(1, "completed", (), 0, 1, True, False, None, 0, False, 0, False)
+    plan = uniform((Task("t1", "math", "42", k, "avg", (attempt,), True),))
+    root = (folder / "run").resolve()
+    root.mkdir()
+    write_run(modules(), root, plan, folder / "sandbox")
+    write_run_files(modules(), root, plan)
+    return root, plan
+
+
+@pytest.mark.parametrize(
+    ("k", "metric", "value", "said"),
+    [
+        (1, "bogus", 1.0, "is not declared by this Benchmark"),
+        (2, "passed", 1, "requires a JSON boolean"),
+        (1, "steps", True, "requires a JSON number"),
+    ],
+)
+def test_an_attempt_metric_outside_the_runs_metric_contract_is_an_error_as_the_summary_refuses_it(
+    tmp_path: Path, k: int, metric: str, value: Any, said: str
+) -> None:
+    from ..agentcompass_runs import metric_report
+
+    root, plan = _finished_run(tmp_path, k)
+    assert failures(validate(root)) == []
+    result = next(root.glob("details/*/*/attempt-1/result.json"))
+    data = json.loads(result.read_text(encoding="utf-8"))
+    data["metrics"][metric] = value
+    result.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    with pytest.raises(Exception, match=said):  # MetricContract.validate_observations, which the summary runs
+        metric_report(modules(), root, plan)
+    found = [(i.code, i.file, i.pointer) for i in validate(root) if i.severity == "error"]
+    assert found == [("layout.undeclared-metric", str(result), f"/metrics/{metric}")]
+
+
+def test_a_metric_a_report_above_k_1_does_not_list_is_not_judged(tmp_path: Path) -> None:
+    """Above k = 1 a metric without an avg or pass reducer has no series: metrics.json need not list it."""
+    root, _ = _finished_run(tmp_path, 2)
+    result = next(root.glob("details/*/*/attempt-1/result.json"))
+    data = json.loads(result.read_text(encoding="utf-8"))
+    data["metrics"]["reward"] = 0.5
+    result.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert [i for i in validate(root) if i.severity == "error"] == []
+
+
+@pytest.mark.parametrize("service", ["sidecar", "Main"])
+def test_a_manifest_entry_of_a_service_other_than_main_is_an_error_as_reuse_leaves_the_task_out(
+    tmp_path: Path, service: str
+) -> None:
+    from ..agentcompass_runs import Attempt, persistence_params, run_readers_refuse, uniform, write_run_files
+
+    collected = Attempt(1, "completed", (), 0, 1, True, False, "complete", 1, False, 0, False)
+    plan = uniform((Task("with files", "swe", None, 1, "avg", (collected,), True),))
+    root = (tmp_path / "run").resolve()
+    root.mkdir()
+    write_run(modules(), root, plan, tmp_path / "sandbox")
+    write_run_files(modules(), root, plan)
+    params = persistence_params(plan)
+    assert run_readers_refuse(modules(), root, params, ["with files"]) == {}
+    result = next(root.glob("details/*/*/attempt-1/result.json"))
+    data = json.loads(result.read_text(encoding="utf-8"))
+    data["artifacts"]["declared_artifacts"]["entries"][0]["service"] = service
+    result.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert set(run_readers_refuse(modules(), root, params, ["with files"])) == {"reuse"}  # the task is left out
+    found = [(i.code, i.file, i.pointer) for i in validate(root) if i.severity == "error"]
+    assert found == [("rule.reuse-refused", str(result), "/artifacts/declared_artifacts/entries/0/service")]
+
+
+def _running_with_scheduler(folder: Path) -> tuple[Path, Path, Any]:
+    """A run whose one task is still running, its first attempt finished and checkpointed by the released
+    scheduler's repository (RunAttemptCheckpointRepository.save: result.json and the scheduler section)."""
+    import asyncio
+
+    from agentcompass.runtime.attempts.repository import (
+        AttemptCheckpoint,
+        AttemptKey,
+        AttemptTerminalStatus,
+        RunAttemptCheckpointRepository,
+    )
+
+    from ..agentcompass_runs import Attempt
+
+    attempt = Attempt(1, "completed", (), 0, 1, True, False, None, 0, False, 0, False)
+    plan = (Task("still running", "math", None, 2, "avg", (attempt,), False),)
+    root = (folder / "run").resolve()
+    root.mkdir()
+    write_run(modules(), root, plan, folder / "sandbox")
+    value = {"status": "completed", "metrics": {"passed": True}, "final_answer": "42", "trajectory": {}, "issues": [],
+             "artifacts": {}, "analysis_result": {}, "meta": {"benchmark": {}, "harness": {}}}  # fmt: skip
+    key = AttemptKey("still running", 1)
+    repository = RunAttemptCheckpointRepository(root)
+    asyncio.run(repository.save(AttemptCheckpoint(key, AttemptTerminalStatus.COMPLETED, value=value)))
+    checkpoint = next(root.glob("details/running/*/attempt-1/checkpoint.json"))
+    return checkpoint, root, lambda: asyncio.run(RunAttemptCheckpointRepository(root).load(key))
+
+
+@pytest.mark.parametrize(
+    ("what", "pointer"),
+    [("result gone", "/scheduler/result_path"), ("task_id 5", "/scheduler/task_id"),
+     ("another version", "/scheduler/schema_version"), ("another attempt", "/scheduler/attempt_index")],
+)  # fmt: skip
+def test_a_running_tasks_scheduler_checkpoint_reuse_cannot_load_is_an_error(
+    tmp_path: Path, what: str, pointer: str
+) -> None:
+    checkpoint, root, load = _running_with_scheduler(tmp_path)
+    assert load() is not None
+    assert failures(validate(root)) == []  # a still-running run, as the writer leaves it
+    data = json.loads(checkpoint.read_text(encoding="utf-8"))
+    if what == "result gone":
+        (checkpoint.parent / "result.json").unlink()
+    elif what == "task_id 5":
+        data["scheduler"]["task_id"] = 5
+    elif what == "another version":
+        data["scheduler"]["schema_version"] = "agentcompass.logical_attempt.v9"
+    else:
+        data["scheduler"]["attempt_index"] = 2
+    checkpoint.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    with pytest.raises(Exception):  # noqa: B017  (any exception is a refusal)
+        load()
+    found = [(i.code, i.file, i.pointer) for i in validate(root) if i.severity == "error"]
+    assert found == [("layout.checkpoint-scheduler", str(checkpoint), pointer)]

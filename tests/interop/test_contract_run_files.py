@@ -419,3 +419,215 @@ def _written(folder: Path, plan: tuple[Task, ...]) -> Path:
     write_run(modules(), root, plan, folder / "sandbox")
     write_run_files(modules(), root, plan)
     return root
+
+
+# ------------------------------------------------------------------ issue 34: verdicts the 1.0.1 readers contradicted
+
+
+def _finished_run(tmp_path: Path) -> tuple[Path, tuple[Task, ...]]:
+    plan = uniform(_plain_plan())
+    return _written(tmp_path, plan), plan
+
+
+def _refused(root: Path, plan: tuple[Task, ...]) -> dict[str, BaseException]:
+    return run_readers_refuse(modules(), root, _params(plan), [task.task_id for task in plan])
+
+
+@pytest.mark.parametrize(
+    ("name", "readers"),
+    [
+        ("run_info.json", {"resume", "reuse", "summary", "analysis", "result browser"}),
+        ("params.json", {"summary", "result browser"}),
+        ("metrics.json", {"metric report", "result browser"}),
+        ("analysis_summary.json", {"result browser"}),
+        ("progress.json", {"result browser"}),
+        ("summary.md", {"result browser"}),
+    ],
+)
+def test_a_run_level_file_replaced_by_a_folder_is_an_error_where_its_readers_fail(
+    tmp_path: Path, name: str, readers: set[str]
+) -> None:
+    root, plan = _finished_run(tmp_path)
+    (root / name).unlink()
+    (root / name).mkdir()
+    assert set(_refused(root, plan)) == readers
+    found = [(i.code, i.severity) for i in validate(root) if i.file == str(root / name)]
+    assert found == [("io.not-a-file", "error")]
+
+
+def test_a_run_without_run_info_is_an_error_as_every_run_reader_refuses_it(tmp_path: Path) -> None:
+    root, plan = _finished_run(tmp_path)
+    (root / "run_info.json").unlink()
+    assert {"resume", "reuse", "summary", "analysis"} <= set(_refused(root, plan))
+    found = [(i.code, i.severity) for i in validate(root) if i.severity != "info"]
+    assert found == [("layout.missing-run-info", "error")]
+
+
+@pytest.mark.parametrize(
+    ("name", "readers"),
+    [
+        ("run_info.json", {"resume", "reuse", "summary", "analysis", "result browser"}),
+        ("params.json", {"summary", "result browser"}),
+        ("metrics.json", {"metric report", "result browser"}),
+        ("analysis_summary.json", {"result browser"}),
+        ("progress.json", {"result browser"}),
+    ],
+)
+def test_a_byte_order_mark_in_a_run_level_file_is_an_error_as_its_readers_refuse_it(
+    tmp_path: Path, name: str, readers: set[str]
+) -> None:
+    root, plan = _finished_run(tmp_path)
+    (root / name).write_bytes(b"\xef\xbb\xbf" + (root / name).read_bytes())
+    refused = _refused(root, plan)
+    assert set(refused) == readers
+    assert any("BOM" in str(error) for error in refused.values())
+    found = [(i.code, i.severity) for i in validate(root) if i.file == str(root / name)]
+    assert found == [("json.bom", "error")]
+
+
+def _edit(path: Path, change: Callable[[Any], None]) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize("member", ["k", "strategy"])
+def test_a_task_plan_other_than_the_runs_is_an_error_as_the_summary_and_reuse_refuse_it(
+    tmp_path: Path, member: str
+) -> None:
+    root, plan = _finished_run(tmp_path)
+    index = sorted(root.glob("details/*/*/task.json"))[0]
+    other = {"k": plan[0].k + 1, "strategy": "pass"}[member]
+    _edit(index, lambda data: data["attempt_plan"].update({member: other}))
+    with pytest.raises(Exception, match="attempt_plan"):  # report_aggregation._validate_detail_plans
+        metric_report(modules(), root, plan)
+    assert "reuse" in _refused(root, plan)  # "Details attempt plan mismatch": the task is not reused
+    found = [(i.code, i.file, i.pointer, i.severity) for i in validate(root) if i.severity != "info"]
+    assert found == [("layout.attempt-plan", str(index), "/attempt_plan", "error")]
+
+
+def _plans(root: Path, plans: dict[str, Any]) -> None:
+    _edit(root / "run_info.json", lambda data: data.update(resolved_execution_plans=plans))
+
+
+def test_resolved_plans_reuse_never_reads_are_only_the_writers_shape(tmp_path: Path) -> None:
+    """A null plan for a task without declared artifacts, and any plan for a key that is no task of the run."""
+    root, plan = _finished_run(tmp_path)
+    _plans(root, {plan[0].task_id: None, "no such task": "x", "nor this one": {"attempts": {"1": 5}}})
+    assert _refused(root, plan) == {}
+    found = [(i.code, i.severity) for i in validate(root) if i.file == str(root / "run_info.json")]
+    assert found and {severity for _, severity in found} == {"warning"}
+
+
+@pytest.mark.parametrize("entry", [None, {"attempts": {"1": "x"}}, "x"], ids=["null", "attempt text", "text"])
+def test_a_resolved_plan_reuse_cannot_read_for_a_task_with_declared_artifacts_is_an_error(
+    tmp_path: Path, entry: Any
+) -> None:
+    from ..agentcompass_runs import Attempt
+
+    collected = Attempt(1, "completed", (), 0, 1, True, False, "complete", 1, False, 0, False)
+    plan = uniform((Task("with files", "swe", None, 1, "avg", (collected,), True),))
+    root = _written(tmp_path, plan)
+    _plans(root, {"with files": entry})
+    assert "reuse" in _refused(root, plan)  # _materialize_attempt_artifacts raises; the task is not reused
+    found = [(i.code, i.pointer, i.severity) for i in validate(root) if i.severity == "error"]
+    pointer = "/resolved_execution_plans/with files" + ("/attempts/1" if isinstance(entry, dict) else "")
+    assert found == [("rule.reuse-refused", pointer, "error")]
+
+
+BIG = 2**53 + 1
+
+
+def _parsed_by_the_page(value: Any) -> Any:
+    """What the browser's page gets of an answer: viewer/server.py sends read_run as JSON, and JSON.parse reads
+    every number as a double."""
+    return json.loads(json.dumps(value), parse_int=float)
+
+
+@pytest.mark.parametrize(
+    ("name", "change", "pointer"),
+    [
+        (
+            "run_info.json",
+            _set("request", "execution", "task_concurrency", value=BIG),
+            "/request/execution/task_concurrency",
+        ),
+        ("params.json", _set("execution", "task_concurrency", value=BIG), "/execution/task_concurrency"),
+        ("metrics.json", _set("extra", value={"seen": BIG}), "/extra/seen"),
+        ("progress.json", _set("total_tasks", value=BIG), "/total_tasks"),
+        ("analysis_summary.json", _set("seen", value=BIG), "/seen"),
+    ],
+)
+def test_an_integer_beyond_2_53_in_a_file_the_browser_shows_is_an_error_as_its_page_rounds_it(
+    tmp_path: Path, name: str, change: Change, pointer: str
+) -> None:
+    from agentcompass.viewer import reader
+
+    root, plan = _finished_run(tmp_path)
+    _edit(root / name, change)
+    assert _refused(root, plan) == {}  # the Python readers read it exactly
+    shown = reader.read_run(str(root))
+    key = {"run_info.json": "runInfoJson", "params.json": "paramsJson", "metrics.json": "metricsJson",
+           "progress.json": "progressJson", "analysis_summary.json": "analysisSummaryJson"}[name]  # fmt: skip
+    node, page = shown[key], _parsed_by_the_page(shown[key])
+    for token in pointer.strip("/").split("/"):
+        node, page = node[token], page[token]
+    assert node == BIG and page != BIG  # rounded to 2**53
+    found = [(i.pointer, i.severity) for i in validate(root) if i.code == "json.large-integer"]
+    assert found == [(pointer, "error")]
+
+
+def test_an_integer_beyond_2_53_the_browser_does_not_send_stays_a_warning(tmp_path: Path) -> None:
+    root, plan = _finished_run(tmp_path)
+    _plans(root, {plan[0].task_id: {"attempts": {"1": {"artifact_limits": {"max_files": BIG}}}}})
+    assert _refused(root, plan) == {}
+    found = [(i.code, i.severity) for i in validate(root) if i.code == "json.large-integer"]
+    assert found == [("json.large-integer", "warning")]
+
+
+def _as_the_runner_writes_it(root: Path) -> None:
+    """The request as RunRequest.to_task_payload gives it, with the harness and environment write_run leaves out."""
+    _edit(root / "run_info.json", lambda data: data["request"].update(
+        harness={"id": "mini-swe-agent"}, environment={"id": "host_process"}))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("change", "pointer", "code"),
+    [
+        (_drop("request", "model", "id"), "/request/model/id", "rule.analysis-refused"),
+        (_set("request", "model", "id", value=" "), "/request/model/id", "rule.analysis-refused"),
+        (_set("request", "execution", "seed", value=1), "/request/execution/seed", "rule.analysis-refused"),
+        (
+            _set("request", "execution", "artifact_limits", value={"max_files": 0}),
+            "/request/execution/artifact_limits",
+            "rule.summary-refused",
+        ),
+        (
+            _set("request", "execution", "artifact_limits", value={"max_gb": 1}),
+            "/request/execution/artifact_limits",
+            "rule.summary-refused",
+        ),
+    ],
+    ids=["no model id", "blank model id", "unknown execution member", "max_files 0", "unknown limit"],
+)
+def test_a_request_analysis_cannot_rebuild_is_an_error(tmp_path: Path, change: Change, pointer: str, code: str) -> None:
+    from ..agentcompass_runs import analysis_request_refuses
+
+    root, plan = _finished_run(tmp_path)
+    _as_the_runner_writes_it(root)
+    assert analysis_request_refuses(root) is None
+    assert [i for i in validate(root) if i.severity in ("error", "warning")] == []
+    _edit(root / "run_info.json", change)
+    assert analysis_request_refuses(root) is not None  # RunRequest.from_params
+    refused = set(_refused(root, plan))
+    assert refused == ({"summary"} if code == "rule.summary-refused" else set())
+    found = [(i.code, i.pointer) for i in validate(root) if i.severity == "error"]
+    assert found == [(code, pointer)]
+
+
+def test_artifact_limits_the_summary_merges_in_from_params_are_refused_there_too(tmp_path: Path) -> None:
+    root, plan = _finished_run(tmp_path)
+    _edit(root / "params.json", lambda data: data["execution"].update(artifact_limits={"max_mb": 0}))
+    assert set(_refused(root, plan)) == {"summary"}  # deep_merge(params, request), then ExecutionSpec
+    found = [(i.code, i.file, i.pointer) for i in validate(root) if i.severity == "error"]
+    assert found == [("rule.summary-refused", str(root / "params.json"), "/execution/artifact_limits")]

@@ -52,11 +52,11 @@ def test_the_fixture_run_holds_the_writers_run_files() -> None:
     assert validate(RUN) == []
 
 
-def test_a_run_without_run_info_gets_a_warning_saying_what_agentcompass_refuses(tmp_path: Path) -> None:
+def test_a_run_without_run_info_gets_an_error_saying_what_agentcompass_refuses(tmp_path: Path) -> None:
     shutil.copytree(RUN, tmp_path / "run")
     (tmp_path / "run" / "run_info.json").unlink()
     (issue,) = validate(tmp_path / "run")
-    assert (issue.code, issue.file, issue.severity) == ("layout.missing-run-info", str(tmp_path / "run"), "warning")
+    assert (issue.code, issue.file, issue.severity) == ("layout.missing-run-info", str(tmp_path / "run"), "error")
     assert "refuses to resume, reuse, summarize or analyze it" in issue.message
 
 
@@ -368,7 +368,8 @@ def test_each_check_of_reuse_is_an_error_at_its_member(
         writer.RunStore(None)._validate_reuse_source(tmp_path, REUSED)
     found = [(i.code, i.pointer, i.line, i.column, i.severity) for i in validate(tmp_path / "run_info.json")]
     assert found[0] == ("rule.reuse-refused", pointer, line, column, "error")
-    assert all(issue[0] == "rule.reuse-refused" for issue in found)
+    # a request {} lacks a model id too, which analysis requires
+    assert all(issue[0] in ("rule.reuse-refused", "rule.analysis-refused") for issue in found)
 
 
 def test_a_reuse_error_says_what_agentcompass_will_not_do() -> None:

@@ -55,7 +55,22 @@ def trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     found["generated"] = made / "generated"
     found["agentcompass-1.0.1"] = _agentcompass_run(made / "agentcompass-1.0.1")
     found["abb-case-ids"] = _abb_with_repeated_case_ids(made / "abb-case-ids")
+    found["run-disagreeing"] = _run_disagreeing(made / "run-disagreeing")
     return found
+
+
+def _run_disagreeing(root: Path) -> Path:
+    """A run whose units disagree (issue 34): a task's plan is not the run's, an attempt metric not the contract's;
+    the rule across units compares facts each unit gave back, placed at the files a worker names."""
+    shutil.copytree(VALID / "agentcompass-run", root)
+    task = next((root / "details" / "error").iterdir())
+    index = json.loads((task / "task.json").read_text(encoding="utf-8"))
+    index["attempt_plan"]["k"] = 4
+    (task / "task.json").write_text(json.dumps(index, indent=2), encoding="utf-8")
+    result = json.loads((task / "attempt-1" / "result.json").read_text(encoding="utf-8"))
+    result["metrics"]["correct"] = 1
+    (task / "attempt-1" / "result.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
+    return root
 
 
 def _agentcompass_run(root: Path) -> Path:
@@ -149,7 +164,7 @@ def _as_remote(issues: list[Issue], tree: Path, url: str) -> list[Issue]:
     ]  # fmt: skip
 
 
-TREES = [*FIXTURE_TREES, "generated", "agentcompass-1.0.1", "abb-case-ids"]
+TREES = [*FIXTURE_TREES, "generated", "agentcompass-1.0.1", "abb-case-ids", "run-disagreeing"]
 
 
 @pytest.mark.parametrize("name", TREES)
@@ -174,6 +189,8 @@ def test_the_trees_hold_what_the_comparison_needs(trees: dict[str, Path]) -> Non
         "json.duplicate-key", "json.non-finite"
     }  # fmt: skip
     assert len(validate(trees["invalid"])) >= 40
+    codes = {issue.code for issue in validate(trees["run-disagreeing"])}
+    assert codes >= {"layout.attempt-plan", "layout.undeclared-metric"}
 
 
 def test_a_case_id_is_unique_in_an_abb_tree(trees: dict[str, Path], client: Any) -> None:

@@ -93,27 +93,28 @@ def failed_transfer(name: str) -> dict[str, Any]:
 
 
 # task id -> (category, attempt plan k, attempts); which attempt of which task the reader cannot convert is the test.
+# Every k is the run's (3, run_files): the summary and reuse refuse a task of another plan (_validate_detail_plans).
 TASKS: dict[str, tuple[str | None, int, dict[str, dict[str, Any]]]] = {
     "clean #1": ("coding", 3, {
         "1": payload(),
         "2": payload(status="cancelled", metrics={}, meta={"benchmark": {}, "harness": {}}),
         "3": {"retry_count": 2},
     }),
-    "transfer #2": ("coding", 1, {
+    "transfer #2": ("coding", 3, {
         "1": payload(status="run_error", error="Traceback (most recent call last):\nOSError: download failed "
                      "(Authorization: Bearer abcdef0123456789)", retry_count=1),
     }),
-    "judge #3": (None, 1, {
+    "judge #3": (None, 3, {
         "1": payload(status="eval_error", error="judge timed out",
                      meta={"benchmark": {"scoring": {"error": "timeout", "correct": False}}, "harness": {}}),
     }),
-    "empties #4": ("", 2, {
+    "empties #4": ("", 3, {
         "1": payload(trajectory=None, analysis_result=None, artifacts={},
                      meta={"benchmark": {"scoring": {"correct": True, "score": 1.0, "note": ""}, "empty": {}},
                            "harness": None}),
         "2": payload(status="skipped", metrics={}, final_answer=None),
     }),
-    "unclassifiable #5": ("coding", 2, {
+    "unclassifiable #5": ("coding", 3, {
         "1": payload(),
         "2": payload(status="run_error", error="RuntimeError: container exited with 137"),
     }),
@@ -541,3 +542,19 @@ def test_random_v2_attempts_convert_as_the_released_reader_converts_them(
         return
     assert errors == []
     assert _legacy.convert(attempt) == theirs
+
+
+@pytest.mark.parametrize("how", ["missing", "a folder"])
+def test_a_finished_v2_task_whose_attempt_has_no_result_is_an_error_as_the_reader_drops_it(
+    reader: ModuleType, run: Path, how: str
+) -> None:
+    """Issue 34: has_task_result is false, so the task silently leaves the summary, reuse and the browser."""
+    path = task_json(run, "clean #1")
+    result = path.parent / "attempt-1" / "result.json"
+    assert path in reader.result_files(run)
+    result.unlink()
+    if how == "a folder":
+        result.mkdir()
+    assert path not in reader.result_files(run)  # and no exception: the reader says nothing
+    found = [(i.code, i.file, i.severity) for i in validate(run) if i.severity == "error"]
+    assert ("layout.missing-result", str(result.parent), "error") in found

@@ -50,9 +50,9 @@ def test_invalid_utf8_is_reported_at_the_first_bad_byte() -> None:
     assert "0xc3" in issue.message
 
 
-def test_a_byte_order_mark_is_a_warning_and_the_rest_is_read() -> None:
+def test_a_byte_order_mark_is_an_error_and_the_rest_is_read() -> None:
     issue = one(b"\xef\xbb\xbf" + TASK.encode(), "agentcompass-task")
-    assert (issue.code, issue.severity, issue.line, issue.column) == ("json.bom", "warning", 1, 1)
+    assert (issue.code, issue.severity, issue.line, issue.column) == ("json.bom", "error", 1, 1)
 
 
 def test_a_nul_byte_is_an_error() -> None:

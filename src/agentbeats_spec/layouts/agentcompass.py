@@ -33,7 +33,7 @@ from ..rules._common import is_int
 from ..rules.abv3 import inside_root
 from ..walk._fs import Entry, Reporter, entries, entries_read, is_inside, listed, require
 from ..walk._units import LOCAL, Tree, Walk
-from . import _evidence
+from . import _evidence, _run_facts
 from ._walking import Layout, loose_file, named_file_unit, plan_folder
 
 SHARED = ("category", "ground_truth", "attempt_plan")
@@ -54,6 +54,7 @@ TASK = _kinds.KINDS["agentcompass-task"]
 ATTEMPT = _kinds.KINDS["agentcompass-attempt"]
 RETRY = _kinds.KINDS["agentcompass-retry"]
 METRICS = _kinds.KINDS["agentcompass-metrics"]
+RUN_INFO = _kinds.KINDS["agentcompass-run-info"]
 
 
 _UNREADABLE = re.compile(r"[^A-Za-z0-9._=-]+")
@@ -94,7 +95,7 @@ def plan(folder: Path, walk: Walk, others: tuple[Layout, ...], layouts: tuple[La
         walk.defer(task_unit, folder, state, root)
 
 
-LAYOUT = Layout("agentcompass", detect, plan)
+LAYOUT = Layout("agentcompass", detect, plan, {_run_facts.RUN_RULE: _run_facts.agree})
 
 
 # The files AgentCompass 1.0.1 writes at a run root, by kind, as the kind table names them (Kind.run_root_file);
@@ -102,23 +103,45 @@ LAYOUT = Layout("agentcompass", detect, plan)
 RUN_FILES = {kind.run_root_file: kind.name for kind in _kinds.KINDS.values() if kind.run_root_file is not None}
 RUN_TEXT_FILES = ("summary.md", "analysis_summary.md")
 MIGRATION_STAGING = ".agentbeats-spec-migrate"
+# A run-level file replaced by a folder, and which 1.0.1 readers then fail: each opens it by name and catches only
+# FileNotFoundError (viewer/reader.py _optional_json, _optional_text; launcher._load_json_object checks exists()).
+_BROWSER = "the result browser cannot open the run (viewer/reader.py reads it and raises IsADirectoryError)"
+_RUN_FILE_READERS = {
+    "run_info.json": "AgentCompass 1.0.1 refuses to resume, reuse, summarize or analyze the run, and " + _BROWSER,
+    "params.json": "the summary refuses the run (launcher._load_json_object), and " + _BROWSER,
+    "metrics.json": _BROWSER,
+    "analysis_summary.json": _BROWSER,
+    "progress.json": _BROWSER,
+    "summary.md": _BROWSER,
+    "analysis_summary.md": _BROWSER,
+}
 
 
 def _plan_run_root(root: Path, walk: Walk, others: tuple[Layout, ...], layouts: tuple[Layout, ...]) -> None:
     """The run-level files beside details/, each a unit; anything else at the root is walked as any folder is."""
-    if not walk.is_file(root / "run_info.json"):
+    if not walk.is_file(root / "run_info.json") and not walk.is_folder(root / "run_info.json"):
         walk.about(
             root,
             "layout.missing-run-info",
             "the run has no run_info.json: AgentCompass 1.0.1 refuses to resume, reuse, summarize or analyze it "
             "(it can still read its tasks one by one)",
-            "warning",
         )
     for entry in walk.entries(root, root):
         if entry.name == "details" and entry.is_folder:
             continue
+        if entry.is_folder and entry.name in _RUN_FILE_READERS:
+            walk.about(
+                entry.path,
+                "io.not-a-file",
+                f"a folder where AgentCompass 1.0.1 writes the file {entry.name}: {_RUN_FILE_READERS[entry.name]}",
+            )
+            continue
         if entry.name == "metrics.json" and not entry.is_folder:
-            walk.defer(metrics_unit, entry.path, _fatal_tasks(root, walk))
+            walk.defer(metrics_unit, entry.path, _fatal_tasks(root, walk), str(root))
+        elif entry.name == "run_info.json" and not entry.is_folder:
+            walk.defer(run_info_unit, entry.path, str(root))
+        elif entry.name in _BROWSED and not entry.is_folder:
+            walk.defer(browsed_file_unit, entry.path, RUN_FILES[entry.name])
         elif entry.name in RUN_FILES and not entry.is_folder:
             walk.defer(named_file_unit, entry.path, RUN_FILES[entry.name])
         elif entry.name == MIGRATION_STAGING:
@@ -147,10 +170,45 @@ def _fatal_tasks(root: Path, walk: Walk) -> int | None:
     return len(walk.tree.names(details / "fatal"))
 
 
-def metrics_unit(collector: Collector, path: Path, fatal: int | None) -> None:
+# The run-level files the result browser sends its page (viewer/reader.py read_run), whose JSON.parse reads every
+# number as a double: an integer beyond 2**53 is shown rounded, a misreading. Not sent: run_info.json's
+# resolved_execution_plans (read_run pops them) and progress.jsonl.
+_BROWSED = ("params.json", "analysis_summary.json", "progress.json")
+_ROUNDED = "; the AgentCompass 1.0.1 result browser sends this file to its page, whose JSON.parse rounds it"
+
+
+def _rounded_by_browser(examined: Examined, unsent: str | None = None) -> Examined:
+    """The file's inexact integers as errors, outside ``unsent``."""
+    findings = tuple(
+        attrs.evolve(finding, severity="error", message=finding.message + _ROUNDED)
+        if finding.code == "json.large-integer" and finding.severity == "warning"
+        and not (unsent is not None and (finding.pointer + "/").startswith(unsent + "/"))
+        else finding
+        for finding in examined.findings
+    )  # fmt: skip
+    if findings == examined.findings:
+        return examined
+    return Examined(examined.document, examined.kind, findings, examined.file, examined.overflow)
+
+
+def browsed_file_unit(collector: Collector, path: Path, kind: str) -> None:
+    """A run-level file the result browser shows, checked as its kind."""
+    collector.add(_rounded_by_browser(examine_named(path, _kinds.get(kind))))
+
+
+def run_info_unit(collector: Collector, path: Path, scope: str) -> None:
+    """run_info.json, and what of it the run's tasks must agree with (``_run_facts``)."""
+    examined = _rounded_by_browser(examine_named(path, RUN_INFO), "/resolved_execution_plans")
+    collector.add(examined)
+    data = members(examined)
+    if data is not None and data.get("schema_version") in RUN_INFO.versions:
+        _run_facts.run_info_facts(collector, scope, examined, data)
+
+
+def metrics_unit(collector: Collector, path: Path, fatal: int | None, scope: str | None = None) -> None:
     """metrics.json, and whether its evaluation_failed says what the run's task states say (names only, from the
     walk: a task is filed under details/fatal/ exactly when a fatal issue invalidates it)."""
-    examined = examine_named(path, METRICS)
+    examined = _rounded_by_browser(examine_named(path, METRICS))
     data = members(examined)
     findings = []
     failed = data.get("evaluation_failed", False) if data is not None else None
@@ -172,6 +230,8 @@ def metrics_unit(collector: Collector, path: Path, fatal: int | None) -> None:
             )
         )
     collector.add(examined.with_findings(findings))
+    if data is not None and scope is not None:
+        _run_facts.metrics_facts(collector, scope, examined, data)
 
 
 def place_of(task: Path) -> tuple[str | None, Path | None]:
@@ -316,7 +376,7 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
         within = read.get(name)
         results[key] = _check_attempt(
             folders[name].path, number, task_id, task.name, root, collector, attempt_kind,
-            within if isinstance(within, list) else None,
+            within if isinstance(within, list) else None, state == "running",
         )  # fmt: skip
 
     if state in FINAL_STATES and not legacy:  # a v2 attempt's issues are derived on read, not stored
@@ -344,7 +404,30 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
                 f"the task is filed under {state!r}, but the most severe issue of its attempts makes it "
                 f"{expected!r}: it belongs in details/{expected}/",
             )
+    elif legacy and state != "running" and all(member in data for member in SHARED):
+        for key, result in results.items():
+            if result is None:
+                collector.about(
+                    task / mapped[key],
+                    "layout.missing-result",
+                    f"attempt {key} of this finished agentcompass.task.v2 task has no result.json: AgentCompass 1.0.1 "
+                    "reads the task only when every attempt it maps has one (has_task_result), so the task silently "
+                    "drops out of its summary, reuse and result browser",
+                )
     collector.add(index.with_findings(findings))
+    if root is not None:
+        read_results = {
+            key: (result, members(result)) if result is not None else None for key, result in results.items()
+        }
+        # What the 1.0.1 readers take as a published task (has_task_result): its shared metadata and every attempt's
+        # result, in a final state (or, for v2, directly in details/).
+        published = (
+            (state in FINAL_STATES or (state is None and legacy))
+            and all(member in data for member in SHARED)
+            and len(mapped) == len(mapping)
+            and all(each is not None and each[1] is not None for each in read_results.values())
+        )
+        _run_facts.task_facts(collector, str(root), index, data, published, read_results)
     return TaskFiles(index, results)
 
 
@@ -402,8 +485,10 @@ def _check_attempt(
     collector: Collector,
     kind: _kinds.Kind = ATTEMPT,
     found: list[Listed] | None = None,
+    running: bool = False,
 ) -> Examined | None:
-    """``found``: what the task folder's native call already listed and read of this folder (else it is now)."""
+    """``found``: what the task folder's native call already listed and read of this folder (else it is now);
+    ``running``: whether the task is in running/, whose scheduler checkpoints a resumed or reusing run loads."""
     if found is None:
         entries_, read = entries_read(folder, collector, root or folder, _ATTEMPT_PLAN)
     else:
@@ -417,7 +502,9 @@ def _check_attempt(
         else:
             result = examine_named(folder / "result.json", kind)
     if "checkpoint.json" in listing and not listing["checkpoint.json"].is_folder:
-        _check_checkpoint(folder / "checkpoint.json", collector)
+        has_result = "result.json" in listing and not listing["result.json"].is_folder
+        scheduler = (task_id, number, has_result) if running else None
+        _check_checkpoint(folder / "checkpoint.json", collector, scheduler)
     findings: list[Finding] = []
     if result is not None:
         findings.extend(_artifact_findings(result, folder, root))
@@ -463,7 +550,10 @@ def _report_links(folder: Path, collector: Collector, root: Path) -> None:
         stack.extend(entry.path for entry in entries(stack.pop(), collector, root) if entry.is_folder)
 
 
-def _check_checkpoint(path: Path, collector: Collector) -> None:
+def _check_checkpoint(
+    path: Path, collector: Collector, scheduler: tuple[str | None, int | None, bool] | None = None
+) -> None:
+    """``scheduler``: the task id, attempt number and whether result.json is there, for a running task."""
     try:
         size = path.stat().st_size
     except OSError as error:
@@ -491,7 +581,61 @@ def _check_checkpoint(path: Path, collector: Collector) -> None:
                     anchor=Anchor.PARENT if isinstance(data, dict) and "schema_version" not in data else Anchor.VALUE,
                 )
             )
+        elif scheduler is not None and isinstance(data, dict) and data.get("scheduler") is not None:
+            findings.extend(_scheduler_findings(data["scheduler"], *scheduler))
     collector.add(read.with_findings(findings), "checkpoint")
+
+
+_SCHEDULER_MEMBERS = {"task_id", "attempt_index", "status", "value", "stop_requested", "retries", "error"}
+_CANNOT_LOAD = (
+    "AgentCompass 1.0.1 cannot load this scheduler checkpoint (RunAttemptCheckpointRepository.load), which resuming "
+    "or reusing the run does for a running task"
+)
+
+
+def _scheduler_findings(section: Any, task_id: str | None, number: int | None, has_result: bool) -> list[Finding]:
+    """What ``RunAttemptCheckpointRepository.load`` and ``AttemptCheckpoint.from_dict`` refuse: the first refusal."""
+
+    def refused(pointer: str, why: str) -> list[Finding]:
+        return [Finding(join("/scheduler", pointer) if pointer else "/scheduler", "layout.checkpoint-scheduler",
+                        f"{_CANNOT_LOAD}: {why}")]  # fmt: skip
+
+    if not isinstance(section, dict):
+        return refused("", "the scheduler section is not an object")
+    reference = section.get("result_path")
+    if reference is not None and reference != "result.json":
+        return refused("result_path", f"result_path is {quote(str(reference))}; it names result.json or nothing")
+    if reference is not None and not has_result:
+        return refused("result_path", "it names result.json, which this attempt folder does not hold")
+    version = section.get("schema_version")
+    if version is not None and version != "agentcompass.logical_attempt.v2":
+        return refused("schema_version", f"schema_version is {quote(str(version))}; expected "
+                       "'agentcompass.logical_attempt.v2'")  # fmt: skip
+    members = set(section) - {"schema_version", "result_path"} | ({"value"} if reference is not None else set())
+    if members != _SCHEDULER_MEMBERS:
+        extra, lacking = sorted(members - _SCHEDULER_MEMBERS), sorted(_SCHEDULER_MEMBERS - members)
+        said = "; ".join(part for part in (extra and f"unknown {', '.join(extra)}",
+                                           lacking and f"no {', '.join(lacking)}") if part)  # fmt: skip
+        return refused("", f"it holds exactly {', '.join(sorted(_SCHEDULER_MEMBERS))} ({said})")
+    value = section.get("value")
+    types = {"task_id": str, "attempt_index": int, "retries": int, "stop_requested": bool, "error": str}
+    for name, wanted in types.items():
+        if type(section[name]) is not wanted:
+            return refused(name, f"{name} is not {'a string' if wanted is str else 'a ' + wanted.__name__}")
+    identifier, index, retries = section["task_id"], section["attempt_index"], section["retries"]
+    if section["status"] not in ("completed", "failed"):
+        return refused("status", "status is neither 'completed' nor 'failed'")
+    if not identifier.strip() or identifier != identifier.strip() or index < 1 or retries < 0:
+        return refused("", "task_id is blank or padded, attempt_index below 1 or retries below 0")
+    if section["status"] == "failed" and section["stop_requested"]:
+        return refused("stop_requested", "a failed attempt cannot request the strategy to stop")
+    if version is not None and isinstance(value, dict) and "error" in value:
+        return refused("value", "a checkpoint of this version cannot hold a result with an error member")
+    if task_id is not None and identifier != task_id:
+        return refused("task_id", f"task_id {quote(identifier)} is not this task's {quote(task_id)}")
+    if number is not None and index != number:
+        return refused("attempt_index", f"attempt_index {index} is not this attempt's {number}")
+    return []
 
 
 def _artifact_findings(result: Examined, folder: Path, root: Path | None) -> list[Finding]:

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from .._codes import Severity
+from .._codes import CODES, Severity
 from .._issues import Anchor, Finding
 from .._settings import Limits
 from .._text import shorten
@@ -59,6 +59,12 @@ MAX_INTEGER_DIGITS = 4300
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _BOM = "\ufeff"
+# RFC 8259 (8.1) lets a parser ignore a BOM, but Python's json.loads refuses one ("Unexpected UTF-8 BOM"), and so
+# does every AgentCompass 1.0.1 reader, which opens with encoding="utf-8": in JSON it is an error.
+_BOM_SAID = {
+    "json": "the file starts with a byte order mark: Python's json (every AgentCompass 1.0.1 reader opens with "
+    'encoding="utf-8") and JavaScript\'s JSON.parse refuse it; save the file as UTF-8 without a BOM',
+}
 
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
@@ -138,8 +144,8 @@ def decode(raw: bytes, *, family: str) -> tuple[str | None, list[Finding]]:
             Finding(
                 "",
                 f"{family}.bom",
-                "the file starts with a byte order mark; UTF-8 files should not have one",
-                severity="warning",
+                _BOM_SAID.get(family, "the file starts with a byte order mark; UTF-8 files should not have one"),
+                severity=CODES[f"{family}.bom"].severity,
                 line=1,  # real: the mark is the file's first character
                 column=1,
             )

@@ -126,7 +126,19 @@ def _evidence_recorded(index: Any, pointer: str) -> Iterator[Finding]:
     against it (``artifacts._validated_collected_artifacts`` reads each member: one that is missing fails it)."""
     entries = index.get("entries") if isinstance(index, dict) else None
     for position, entry in enumerate(entries if isinstance(entries, list) else []):
-        if not isinstance(entry, dict) or entry.get("status") != "collected":
+        if not isinstance(entry, dict):
+            continue
+        service = entry.get("service")
+        if service is not None and service != "main":
+            # normalize_artifacts, which reuse runs on every entry of the manifest (materialize_collected_artifacts)
+            yield Finding(
+                join(pointer, "entries", position, "service"),
+                "rule.reuse-refused",
+                f"AgentCompass 1.0.1 cannot reuse this run: the entry's service is {quote(str(service))}, but reuse "
+                "rebuilds each entry's artifact spec, which refuses any service but main (sidecar collection is not "
+                "supported), and leaves the task out",
+            )
+        if entry.get("status") != "collected":
             continue
         missing = [name for name in EVIDENCE if name not in entry]
         if missing:

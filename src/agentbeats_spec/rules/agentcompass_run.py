@@ -96,6 +96,8 @@ def run_info(data: Any) -> Iterator[Finding]:
     request = data.get("request")
     if isinstance(request, dict):
         yield from _request(request)
+        if version == "agentcompass.run_info.v3":
+            yield from _analysis_request(request)
     if "resolved_execution_plans" in data:
         yield from _resolved_plans(data["resolved_execution_plans"])
 
@@ -159,6 +161,70 @@ def _request(request: dict[str, Any]) -> Iterator[Finding]:
     yield from attempt_plan(attempts, "/request/execution/attempts")
 
 
+# The members of request.execution that RunRequest.from_params takes (ExecutionSpec.validate_fields refuses any
+# other): the fields of ExecutionSpec in 1.0.1.
+EXECUTION_MEMBERS = (
+    "task_concurrency", "attempts", "enabled_recipes", "keep_environment", "enable_analysis", "analysis_params",
+    "max_retries", "retry_pattern_list", "retry_min_delay_seconds", "retry_max_delay_seconds", "run_timeout_seconds",
+    "run_timer_compensation_seconds", "evaluation_timeout_seconds", "timeout_multiplier", "run_timeout_multiplier",
+    "evaluation_timeout_multiplier", "runresult_collect_timeout_seconds", "artifact_collect_timeout_seconds",
+    "artifact_limits", "save_artifacts", "artifacts", "artifact_collect",
+)  # fmt: skip
+ANALYSIS = "AgentCompass 1.0.1 cannot analyze this run"
+
+
+def _analysis_request(request: dict[str, Any]) -> Iterator[Finding]:
+    """What ``RunRequest.from_params``, which analysis (``launcher.analyze``) runs on the request, refuses of the
+    model and the execution settings: ``ModelSpec`` requires an id (``str(id or "").strip()``), and
+    ``ExecutionSpec.validate_fields`` refuses a member it does not know."""
+    model = request.get("model")
+    if model and not isinstance(model, dict):
+        yield Finding("/request/model", "rule.analysis-refused", f"{ANALYSIS}: request.model is {_what(model)}")
+    elif not str((model or {}).get("id") or "").strip():
+        where = "/request/model/id" if isinstance(model, dict) else "/request/model"
+        found = _found(model, "id") if isinstance(model, dict) else "missing"
+        yield Finding(
+            where,
+            "rule.analysis-refused",
+            f"{ANALYSIS}: request.model.id is {found}; analysis rebuilds the request, which requires a model id",
+            anchor=Anchor.VALUE if isinstance(model, dict) and "id" in model else Anchor.PARENT,
+        )
+    execution = request.get("execution")
+    execution = execution if isinstance(execution, dict) else {}
+    for name in execution:
+        if name not in EXECUTION_MEMBERS:
+            match = closest(name, [each for each in EXECUTION_MEMBERS if each not in execution])
+            hint = f"; did you mean {match!r}?" if match is not None else ""
+            yield Finding(
+                join("/request/execution", name),
+                "rule.analysis-refused",
+                f"{ANALYSIS}: request.execution holds {quote(name)}, which ExecutionSpec does not know{hint}",
+                anchor=Anchor.KEY,
+            )
+
+
+def artifact_limits(limits: Any, pointer: str) -> Iterator[Finding]:
+    """``ArtifactLimits.from_value``, which ExecutionSpec runs on the summary's and analysis' merged settings."""
+    if limits is None:
+        return
+    why = None
+    if not isinstance(limits, dict):
+        why = f"is {_what(limits)}; expected an object"
+    elif unknown := [name for name in limits if name not in ("max_mb", "max_files", "timeout_seconds")]:
+        why = f"holds {quote(unknown[0])}; it holds only max_mb, max_files and timeout_seconds"
+    else:
+        size, files = limits.get("max_mb", 1), limits.get("max_files", 1)
+        bytes_ = size * 1024**2 if isinstance(size, (int, float)) and not isinstance(size, bool) else None
+        if bytes_ is None or not math.isfinite(bytes_) or bytes_ < 1:
+            why = f"max_mb is {_what(size)}; expected a finite number of at least 1/1048576"
+        elif not is_int(files) or files < 1:
+            why = f"max_files is {_what(files)}; expected an integer of at least 1"
+        elif not _positive_number(limits.get("timeout_seconds", 1)):
+            why = f"timeout_seconds is {_what(limits['timeout_seconds'])}; expected a finite positive number"
+    if why is not None:
+        yield Finding(pointer, "rule.summary-refused", f"{SUMMARY} (nor analyze it): execution.artifact_limits {why}")
+
+
 # The execution settings the summary passes to ExecutionSpec (launcher._summary_request_from_run_dir), and whether
 # null is allowed: optional_timeout takes a finite positive number (or null where the setting is optional).
 _TIMEOUTS = {
@@ -189,6 +255,7 @@ def _summary_execution(execution: dict[str, Any]) -> Iterator[Finding]:
             "rule.summary-refused",
             f"{SUMMARY}: execution.task_concurrency is {_what(execution['task_concurrency'])}; expected an integer",
         )
+    yield from artifact_limits(execution.get("artifact_limits"), "/request/execution/artifact_limits")
     if execution.get("save_artifacts") is not None and not isinstance(execution["save_artifacts"], bool):
         yield Finding(
             "/request/execution/save_artifacts",
@@ -265,24 +332,16 @@ def attempt_plan(plan: dict[str, Any], pointer: str) -> Iterator[Finding]:
 
 
 def _resolved_plans(plans: Any) -> Iterator[Finding]:
-    """``materialize_reused_details`` reads the source run's per-task plans."""
+    """``materialize_reused_details`` reads the source run's per-task plans as an object by task id. Whether an
+    entry is read at all depends on the run's tasks (reuse looks up only a task it reuses, and needs an object
+    only where that task declares artifacts): the run's layout says so (``layouts._run_facts``); the writer's
+    shape warns of any other entry."""
     if not isinstance(plans, dict):
         yield Finding(
             "/resolved_execution_plans",
             "rule.reuse-refused",
             f"{REUSE}: resolved_execution_plans is {_what(plans)}; reuse reads it as an object by task id",
         )
-        return
-    for task_id, plan in plans.items():
-        # An attempt's own plan that is no object is refused only for an attempt with collected files, which
-        # another unit reads: the writer's shape warns of it.
-        attempts = plan.get("attempts") if isinstance(plan, dict) else None
-        if not isinstance(attempts, dict):
-            yield Finding(
-                join("/resolved_execution_plans", task_id),
-                "rule.reuse-refused",
-                f"{REUSE}: the resolved plan of task {quote(task_id)} is not an object with an attempts object",
-            )
 
 
 def _what(value: Any) -> str:
@@ -309,6 +368,9 @@ def tolerated_in_params(pointer: str) -> str:
 
 def params(data: Any) -> Iterator[Finding]:
     execution = data.get("execution") if isinstance(data, dict) else None
+    if isinstance(execution, dict):
+        # merged under request.execution of run_info.json, which overrides it member by member (deep_merge)
+        yield from artifact_limits(execution.get("artifact_limits"), "/execution/artifact_limits")
     attempts = execution.get("attempts") if isinstance(execution, dict) else None
     if not isinstance(attempts, dict):
         return
