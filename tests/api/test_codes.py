@@ -123,10 +123,25 @@ def test_every_code_of_the_table_is_reached_by_a_test_input_at_each_of_its_sever
     for tree in _trees(tmp_path):
         reached |= {(issue.code, issue.severity) for issue in validate(tree)}
     reached |= {(issue.code, issue.severity) for issue in _refusals(tmp_path)}
+    for document in _past_the_limit():
+        reached |= {(i.code, i.severity) for i in validate(document, "actf-trajectory", limits=Limits(max_issues=1))}
     allowed = {(code.name, severity) for code in TABLE for severity in code.severities}
     missing = allowed - reached - set(ONLY_IN_A_RACE) - set(ONLY_IN_WRITTEN)
     assert not missing, " ".join(f"{code}/{severity}" for code, severity in sorted(missing))
     assert reached <= allowed  # what check_code makes sure of, where each was built
+
+
+def _past_the_limit() -> Iterator[dict[str, Any]]:
+    """Trajectories whose issues past a limit of one are only warnings, then only infos: io.issues-truncated takes
+    the highest severity it hides."""
+    for first, second in [
+        (("2026-08-01T10:00:05Z", "2026-08-01T10:00:01Z"), ("2026-08-01T10:00:07Z", "2026-08-01T10:00:06Z")),
+        (("2026-08-01T10:00:05Z", "2026-08-01T10:00:01Z"), ("2026-08-01 10:00:06", "2026-08-01 10:00:07")),
+    ]:
+        trajectory = load_fixture("valid/actf/trajectory.json")
+        for step, (started, finished) in zip(trajectory["steps"], (first, second), strict=True):
+            step["started_at"], step["finished_at"] = started, finished
+        yield trajectory
 
 
 def _documents(tmp: Path) -> Iterator[tuple[Any, str | None]]:

@@ -381,7 +381,7 @@ def test_a_link_named_on_the_command_line_is_reported_not_followed(links: Path, 
 def test_follow_symlinks_follows_links_named_on_the_command_line(links: Path, name: str) -> None:
     run = cli("validate", "--follow-symlinks", "--format", "json", name, cwd=links)
     assert run.returncode == 0, run.stdout
-    assert json.loads(run.stdout) == {"valid": True, "checked": 1, "issues": []}
+    assert json.loads(run.stdout) == {"valid": True, "checked": 1, "issues": [], "configuration": None}
 
 
 def test_follow_symlinks_never_follows_links_inside_folders(links: Path) -> None:
