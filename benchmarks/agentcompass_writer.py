@@ -3,9 +3,11 @@
     python benchmarks/agentcompass_writer.py OUT [--tasks 3000] [--seed 7] [--steps 2:24]
 
 Every task goes through ``agentcompass.runtime.results.layout.RunLayout.write_result`` (installed for the tests in
-``.venv/interop`` by ``make test``), so the folders, names, indentation and states are exactly the writer's: 1 to
-3 attempts per task, trajectories of 2 to 24 short steps (``--steps MIN:MAX``: 100:400 for long ones), a third
-of the attempts with an issue. Only the writer's fsync calls are skipped (they change no byte, and cost minutes).
+``.venv/interop`` by ``make test``), and ``run_info.json`` through ``RunStore.write_run_info`` of the request
+``RunRequest.to_task_payload`` gives (one plan, k 3, for every task), so the folders, names, indentation and states
+are exactly the writer's: 1 to 3 attempts per task, trajectories of 2 to 24 short steps (``--steps MIN:MAX``:
+100:400 for long ones), a third of the attempts with an issue. Only the writer's fsync calls are skipped (they
+change no byte, and cost minutes).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ def record(
         failed = bool(result["issues"]) and result["issues"][0]["severity"] == "error"
         result["status"] = "eval_error" if failed else "completed"
         data["attempts"][str(attempt)] = result
-    data["attempt_plan"] = {"k": attempts, "strategy": "avg"}
+    data["attempt_plan"] = {"k": 3, "strategy": "avg"}  # the run's one plan: run_info.json records it
     data["retry_count"] = 0
     data["retry_counts"] = {}
     return data
@@ -62,7 +64,9 @@ def main() -> int:
     parser.add_argument("--steps", default="2:24", help="MIN:MAX steps per trajectory")
     arguments = parser.parse_args()
     sys.path.append(str(ROOT / ".venv" / "interop"))
+    from agentcompass.runtime.models.request import RunRequest
     from agentcompass.runtime.results.layout import RunLayout
+    from agentcompass.runtime.results.store import RunStore
 
     os.fsync = lambda descriptor: None  # durability only: the bytes written are the same, thousands of times faster
 
@@ -70,6 +74,13 @@ def main() -> int:
     rng = random.Random(arguments.seed)
     template = json.loads(RECORD.read_text(encoding="utf-8"))
     layout = RunLayout(arguments.out)
+    # run_info.json as the runner's prepare writes it (a run without one is refused by every 1.0.1 reader)
+    request = RunRequest.from_params(
+        {"benchmark": {"id": "bench"}, "model": {"id": "m"}, "harness": {"id": "h"},
+         "environment": {"id": "host_process"}, "execution": {"attempts": {"k": 3, "strategy": "avg"}}, "runtime": {}}
+    ).to_task_payload()  # fmt: skip
+    arguments.out.mkdir(parents=True, exist_ok=True)
+    RunStore(None).write_run_info(arguments.out, request, {"output": {"run_id": "bench-run"}})
     for number in range(arguments.tasks):
         layout.write_result(record(rng, number, template, (low, high)))
     files = list(arguments.out.rglob("*.json"))
