@@ -494,16 +494,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("agentbeats-spec: interrupted", file=sys.stderr)
         return 128 + (error.signum if isinstance(error, Stopped) else signal.SIGINT)
     except CheckFailed as error:  # a bug met on one file: name it, so that it can be reported with the file
-        with contextlib.suppress(Exception):  # the outputs say the run failed, if they can
-            _write_outputs(Report((), 0), arguments, EXIT_INTERNAL, (f"internal error while checking {error.file}",))
-        print(
-            f"agentbeats-spec: internal error while checking {shown(error.file)} ({shown(error.detail)}); please "
-            "report it with the command line and, if you can, that file",
-            file=sys.stderr,
-        )
-        return EXIT_INTERNAL
+        return _internal(arguments, f"while checking {error.file}", f"while checking {shown(error.file)} "
+                         f"({shown(error.detail)})", "that file")  # fmt: skip
     except Exception as error:  # a bug: say so in one line, never with a traceback
-        return _internal(error, arguments)
+        return _internal(arguments, f"({type(error).__name__})", f"({type(error).__name__}: {shown(error)})")
     finally:
         gc.unfreeze()  # main called again in the same process (tests, an embedding tool) frees what it leaves
 
@@ -572,7 +566,7 @@ def _os_error(error: OSError, arguments: argparse.Namespace) -> int:
     elif _working_folder_gone():
         note = f"the working folder cannot be read (was it deleted?): {reason}"
     else:
-        return _internal(error, arguments)
+        return _internal(arguments, f"({type(error).__name__})", f"({type(error).__name__}: {shown(error)})")
     print(f"agentbeats-spec: error: {shown(note)}", file=sys.stderr)
     with contextlib.suppress(Exception):  # the outputs say the run failed, if they can
         _write_outputs(Report((), 0), arguments, EXIT_USAGE, (note,))
@@ -587,13 +581,13 @@ def _working_folder_gone() -> bool:
     return False
 
 
-def _internal(error: Exception, arguments: argparse.Namespace) -> int:
-    """A bug: said in one line, never with a traceback (exit 3)."""
+def _internal(arguments: argparse.Namespace, recorded: str, said: str, file: str = "the file that caused it") -> int:
+    """A bug: said in one line, never with a traceback (exit 3); ``recorded`` goes to the outputs (a SARIF
+    invocation), ``said`` to standard error, each after "internal error "."""
     with contextlib.suppress(Exception):  # the outputs say the run failed, if they can
-        _write_outputs(Report((), 0), arguments, EXIT_INTERNAL, (f"internal error ({type(error).__name__})",))
+        _write_outputs(Report((), 0), arguments, EXIT_INTERNAL, (f"internal error {recorded}",))
     print(
-        f"agentbeats-spec: internal error ({type(error).__name__}: {shown(error)}); please report it with the "
-        "command line and, if you can, the file that caused it",
+        f"agentbeats-spec: internal error {said}; please report it with the command line and, if you can, {file}",
         file=sys.stderr,
     )
     return EXIT_INTERNAL
