@@ -81,8 +81,9 @@ TABLE: tuple[Code, ...] = (
     ),
     Code("json.bom", "error",
         "The file starts with a byte order mark, which Python's json (every AgentCompass 1.0.1 reader) and "
-        "JavaScript's JSON.parse refuse.",
-        also=("warning",), when=_ARCHIVED,
+        "JavaScript's JSON.parse refuse (in JSON Lines: a line that starts with one).",
+        also=("warning",),
+        when=_ARCHIVED + ", and in JSON Lines no reader reads back (progress.jsonl: no AgentCompass 1.0.1 reader does)",
     ),
     Code("json.nul-byte", "error", "The file holds a NUL byte.", also=("warning",), when=_ARCHIVED),
     Code("json.trailing-data", "error",
@@ -101,8 +102,9 @@ TABLE: tuple[Code, ...] = (
         "An integer beyond 2**53, which many JSON readers cannot hold exactly; past 4,300 digits Python's reader "
         "refuses it, and the file is not read further.",
         also=("error",),
-        when="error past 4,300 digits, and in a run-level file of an AgentCompass run that its result browser "
-        "shows (its page's JSON.parse rounds it)",
+        when="error past 4,300 digits, and where the result browser of an AgentCompass run shows it (a run-level "
+        "file; task.json, an attempt's result.json or a retry record of a task in a run): its page's JSON.parse "
+        "rounds it",
     ),
     Code("json.type", "error",
         "A parsed value that JSON cannot represent (not a string, number, boolean, null, array or object).",
@@ -245,6 +247,10 @@ TABLE: tuple[Code, ...] = (
     ),
     Code("layout.evaluation-failed", "error",
         "metrics.json says evaluation_failed otherwise than the run's details/fatal/ folder does.",
+    ),
+    Code("layout.text-encoding", "error",
+        "A Markdown file of an AgentCompass run (summary.md, analysis_summary.md) that is not valid UTF-8: the "
+        "result browser reads it as UTF-8 text and cannot open the run.",
     ),
     Code("layout.missing-run-info", "error",
         "A run without run_info.json: AgentCompass 1.0.1 refuses to resume, reuse, summarize or analyze it.",

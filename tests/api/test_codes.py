@@ -261,6 +261,7 @@ def _trees(tmp: Path) -> Iterator[Path]:
     retries[1].rename(retries[1].with_name("retry1.json"))
     (run / "run_info.json").unlink()
     os.mkfifo(run / "pipe")
+    (run / "summary.md").write_bytes("caf\u00e9\n".encode("latin-1"))  # the browser reads it as UTF-8
     archive = task(run) / "attempt-1" / "retries" / ("ab" * 16)
     archive.mkdir()
     for name, content in ARCHIVED.items():

@@ -394,3 +394,112 @@ def test_a_running_tasks_scheduler_checkpoint_reuse_cannot_load_is_an_error(
         load()
     found = [(i.code, i.file, i.pointer) for i in validate(root) if i.severity == "error"]
     assert found == [("layout.checkpoint-scheduler", str(checkpoint), pointer)]
+
+
+BIG = 2**53 + 1
+
+
+def _rewritten(path: Path, change: Any) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _misread_by_the_page(root: Path) -> list[str]:
+    """What the result browser's page misreads of each task it shows: read_detail of every card and
+    read_detail_step of every step, each parsed as JSON.parse does (tests/differential/oracle.py)."""
+    from agentcompass.viewer import reader
+
+    from ..differential.oracle import Misread, page_parse
+
+    for cache in (reader._summary_cache, reader._published_cache, reader._attempt_cache):
+        cache.clear()
+    run, misread = str(root), []
+    for card in reader.read_details_page(run, 1, reader.MAX_PAGE_SIZE)["details"]:
+        answers = [reader.read_detail(run, card["fileName"])]
+        for number, attempt in answers[0]["detail"]["attempts"].items():
+            steps = (attempt.get("trajectory") or {}).get("steps") or []
+            answers += [reader.read_detail_step(run, card["fileName"], number, index) for index in range(len(steps))]
+        for answer in [card, *answers]:
+            try:
+                page_parse(answer)
+            except Misread as error:
+                misread.append(str(error))
+    return misread
+
+
+def _set_step_metric(data: Any) -> None:
+    data["trajectory"]["steps"][0]["metric"] = {"env_action_ms": BIG}
+
+
+def _set_meta(data: Any) -> None:
+    data["meta"]["benchmark"]["seen"] = BIG
+
+
+@pytest.mark.parametrize(
+    ("name", "change", "pointer", "severity"),
+    [
+        ("attempt-1/result.json", _set_step_metric, "/trajectory/steps/0/metric/env_action_ms", "error"),
+        ("attempt-1/result.json", _set_meta, "/meta/benchmark/seen", "warning"),
+        ("task.json", lambda data: data.update(ground_truth=BIG), "/ground_truth", "warning"),
+    ],
+    ids=["a step metric the browser sends", "meta, never sent", "ground_truth, never sent"],
+)
+def test_an_integer_beyond_2_53_in_a_task_file_is_an_error_where_the_browser_shows_it(
+    tmp_path: Path, name: str, change: Any, pointer: str, severity: str
+) -> None:
+    from ..agentcompass_runs import persistence_params, run_readers_refuse
+
+    root, plan = _finished_run(tmp_path, 1)
+    assert _misread_by_the_page(root) == []
+    target = next(root.glob("details/*/*/task.json")).parent / name
+    _rewritten(target, change)
+    assert run_readers_refuse(modules(), root, persistence_params(plan), ["t1"]) == {}  # Python reads it exactly
+    assert bool(_misread_by_the_page(root)) is (severity == "error")  # the page rounds it, or never gets it
+    found = [(i.code, i.file, i.pointer, i.severity) for i in validate(root) if i.severity != "info"]
+    assert found == [("json.large-integer", str(target), pointer, severity)]
+
+
+def test_an_integer_beyond_2_53_in_a_retry_record_the_browser_shows_is_an_error(tmp_path: Path) -> None:
+    result = _one_task_run(tmp_path, "complete")
+    root, record = result.parents[4], next(result.parent.glob("retries/*.json"))
+    assert _misread_by_the_page(root) == []
+    _rewritten(record, lambda data: data.update(max_retries=BIG))
+    assert _misread_by_the_page(root) == [f"JSON.parse rounds {BIG} to {2**53}"]  # read_detail's retryDetails
+    found = [(i.code, i.pointer, i.severity) for i in validate(root) if i.file == str(record)]
+    assert found == [("json.large-integer", "/max_retries", "error")]
+
+
+def test_a_task_folder_not_in_a_run_keeps_the_warning(tmp_path: Path) -> None:
+    root, _ = _finished_run(tmp_path, 1)
+    task = next(root.glob("details/*/*/task.json")).parent
+    alone = shutil.copytree(task, tmp_path / "alone" / task.name)  # no run: no browser shows it
+    _rewritten(alone / "attempt-1" / "result.json", _set_step_metric)
+    found = [(i.code, i.severity) for i in validate(alone) if i.code == "json.large-integer"]
+    assert found == [("json.large-integer", "warning")]
+
+
+@pytest.mark.parametrize("state", ["finished", "running"])
+def test_a_checkpoint_json_that_is_a_folder_is_an_error_as_the_checkpoint_repository_cannot_load_it(
+    tmp_path: Path, state: str
+) -> None:
+    import asyncio
+
+    from agentcompass.runtime.attempts import AttemptKey
+    from agentcompass.runtime.attempts.repository import RunAttemptCheckpointRepository
+
+    if state == "running":
+        checkpoint, root, _ = _running_with_scheduler(tmp_path)
+        key = AttemptKey("still running", 1)
+        checkpoint.unlink()
+    else:
+        root, _ = _finished_run(tmp_path, 1)
+        checkpoint = next(root.glob("details/*/*/attempt-1")) / "checkpoint.json"
+        key = AttemptKey("t1", 1)
+    load = lambda: asyncio.run(RunAttemptCheckpointRepository(root).load(key))  # noqa: E731
+    assert state == "finished" or load() is None  # no file: nothing to load, as before any checkpoint
+    checkpoint.mkdir()
+    with pytest.raises(IsADirectoryError):
+        load()
+    found = [(i.code, i.file, i.severity) for i in validate(root) if i.severity != "info"]
+    assert found == [("io.not-a-file", str(checkpoint), "error")]

@@ -631,3 +631,48 @@ def test_artifact_limits_the_summary_merges_in_from_params_are_refused_there_too
     assert set(_refused(root, plan)) == {"summary"}  # deep_merge(params, request), then ExecutionSpec
     found = [(i.code, i.file, i.pointer) for i in validate(root) if i.severity == "error"]
     assert found == [("rule.summary-refused", str(root / "params.json"), "/execution/artifact_limits")]
+
+
+def test_a_byte_order_mark_in_progress_jsonl_is_a_warning_as_no_reader_reads_it(tmp_path: Path) -> None:
+    from agentcompass.runtime.progress import JsonlProgressSink
+
+    root, plan = _finished_run(tmp_path)
+    journal = root / "progress.jsonl"
+    lines = journal.read_bytes().splitlines(keepends=True)
+    journal.write_bytes(b"\xef\xbb\xbf" + lines[0] + b"".join(lines[1:3]) + b"\xef\xbb\xbf" + b"".join(lines[3:]))
+    assert _refused(root, plan) == {}  # resume, reuse, summary, analysis, the browser: none reads it
+    found = [(i.code, i.line, i.severity) for i in validate(root) if i.severity != "info"]
+    assert found == [("json.bom", 1, "warning"), ("json.bom", 4, "warning")]
+    assert all("byte order mark" in i.message for i in validate(root) if i.code == "json.bom")
+    JsonlProgressSink(journal).emit(SimpleNamespace(to_dict=lambda: {"event": "more"}), {})
+    assert json.loads(journal.read_bytes().splitlines()[-1]) == {"event": "more"}  # its writer goes on appending
+
+
+def test_a_byte_order_mark_on_the_last_line_of_progress_jsonl_is_said_not_torn(tmp_path: Path) -> None:
+    root, _ = _finished_run(tmp_path)
+    journal = root / "progress.jsonl"
+    *lines, last = journal.read_bytes().splitlines(keepends=True)
+    journal.write_bytes(b"".join(lines) + b"\xef\xbb\xbf" + last.rstrip(b"\n"))  # whole, without its newline
+    found = sorted((i.code, i.line) for i in validate(root) if i.severity != "info")
+    assert found == [("json.bom", len(lines) + 1), ("jsonl.no-final-newline", len(lines) + 1)]
+
+
+@pytest.mark.parametrize("name", ["summary.md", "analysis_summary.md"])
+def test_a_run_level_markdown_file_that_is_not_utf8_is_an_error_as_the_browser_cannot_open_the_run(
+    tmp_path: Path, name: str
+) -> None:
+    root, plan = _finished_run(tmp_path)
+    (root / name).write_bytes((root / name).read_bytes() + "café\n".encode("latin-1"))
+    refused = _refused(root, plan)
+    assert set(refused) == {"result browser"}
+    assert isinstance(refused["result browser"], UnicodeDecodeError)
+    found = [(i.code, i.file, i.severity) for i in validate(root) if i.severity != "info"]
+    assert found == [("layout.text-encoding", str(root / name), "error")]
+
+
+@pytest.mark.parametrize("name", ["summary.md", "analysis_summary.md"])
+def test_a_run_level_markdown_file_with_a_bom_or_any_utf8_text_is_read(tmp_path: Path, name: str) -> None:
+    root, plan = _finished_run(tmp_path)
+    (root / name).write_bytes(b"\xef\xbb\xbf" + (root / name).read_bytes() + "ünï \x00 `{}`\n".encode())
+    assert _refused(root, plan) == {}
+    assert [i for i in validate(root) if i.severity != "info"] == []

@@ -266,6 +266,28 @@ def test_a_torn_last_line_is_a_warning_and_any_other_broken_line_an_error(tmp_pa
     assert jsonl(tmp_path, broken) == [("json.syntax", "", 4, column, "error")]
 
 
+def test_a_line_that_starts_with_a_byte_order_mark_says_so_and_its_record_is_still_checked(tmp_path: Path) -> None:
+    """No 1.0.1 reader reads progress.jsonl back (its writer only appends): a warning, at the line, never a torn
+    line; the record after the mark is checked as any other, its places counting the mark as a character."""
+    lines = events()
+    third = json.loads(lines[2])
+    third["attempt"] = "1"
+    lines[2] = "\ufeff" + json.dumps(third) + "\n"
+    column = lines[2].index('"attempt": "1"') + len('"attempt": ') + 1
+    found = jsonl(tmp_path, ["\ufeff" + lines[0], *lines[1:-1], "\ufeff" + lines[-1].rstrip("\n")])
+    assert found == [
+        ("json.bom", "", 1, 1, "warning"),
+        ("json.bom", "", 3, 1, "warning"),
+        ("rule.writer-shape", "/attempt", 3, column, "warning"),
+        ("json.bom", "", len(lines), 1, "warning"),
+        ("jsonl.no-final-newline", "", len(lines), len(lines[-1]) + 1, "warning"),
+    ]
+    said = [i.message for i in validate(tmp_path / "progress.jsonl") if i.code == "json.bom"]
+    assert said[0].startswith("the file starts with a byte order mark")
+    assert said[1].startswith("line 3 starts with a byte order mark")
+    assert all("no AgentCompass 1.0.1 reader reads progress.jsonl" in message for message in said)
+
+
 def test_blank_lines_and_a_missing_final_newline_are_warnings(tmp_path: Path) -> None:
     lines = events()
     last = lines[-1].rstrip("\n")

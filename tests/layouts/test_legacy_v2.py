@@ -558,3 +558,23 @@ def test_a_finished_v2_task_whose_attempt_has_no_result_is_an_error_as_the_reade
     assert path not in reader.result_files(run)  # and no exception: the reader says nothing
     found = [(i.code, i.file, i.severity) for i in validate(run) if i.severity == "error"]
     assert ("layout.missing-result", str(result.parent), "error") in found
+
+
+def test_a_v2_attempts_checkpoint_json_that_is_a_folder_is_an_error_as_the_checkpoint_repository_cannot_load_it(
+    reader: ModuleType, run: Path
+) -> None:
+    """Issue 34: RunAttemptCheckpointRepository.load finds it (exists()) and opens it: IsADirectoryError."""
+    import asyncio
+
+    from agentcompass.runtime.attempts import AttemptKey
+    from agentcompass.runtime.attempts.repository import RunAttemptCheckpointRepository
+
+    checkpoint = task_json(run, "clean #1").parent / "attempt-2" / "checkpoint.json"
+    load = lambda: asyncio.run(RunAttemptCheckpointRepository(run).load(AttemptKey("clean #1", 2)))  # noqa: E731
+    assert load() is None  # the v2 checkpoint holds no scheduler section
+    checkpoint.unlink()
+    checkpoint.mkdir()
+    with pytest.raises(IsADirectoryError):
+        load()
+    found = [(i.code, i.severity) for i in validate(run) if i.file == str(checkpoint)]
+    assert found == [("io.not-a-file", "error")]

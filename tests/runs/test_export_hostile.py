@@ -115,9 +115,13 @@ def test_out_of_memory_is_a_one_line_error_not_exit_3(
 
 
 @pytest.mark.parametrize("to", ["parquet", "csv", "jsonl"])
-def test_a_number_no_column_type_can_hold_is_null_never_a_crash(tmp_path: Path, to: str) -> None:
-    """Valid JSON (validate warns: json.large-integer): an integer beyond int64, or beyond a double's range, is
-    written as no value, in every table and format, rather than ending the export with exit 3."""
+def test_a_number_no_column_type_can_hold_is_refused_or_left_out_never_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], to: str
+) -> None:
+    """An integer beyond int64, or beyond a double's range, in what the AgentCompass 1.0.1 result browser shows of a
+    task (its page's JSON.parse rounds it) is an error of that task (json.large-integer, issue 34): the export stops
+    with the issues and one line (exit 1, nothing written), or --skip-invalid leaves the task out and writes the rest
+    (exit 1), in every table and format, never exit 3."""
     root = tmp_path / "run"
     shutil.copytree(FIXTURE, root)
     result = root / TASK / "attempt-1" / "result.json"
@@ -126,13 +130,15 @@ def test_a_number_no_column_type_can_hold_is_null_never_a_crash(tmp_path: Path, 
     result.write_text(text.replace('"reward": 0.82', '"reward": 1' + "0" * 400, 1), encoding="utf-8")
     for table in ("tasks", "attempts", "steps"):
         output = tmp_path / f"{table}.{to}"
-        assert main(["export", str(root), "--table", table, "--to", to, "-o", str(output)]) == 0
-    read = parquet.read_table(tmp_path / "attempts.parquet").to_pylist() if to == "parquet" else None
-    if read is not None:
-        first = read[0]
-        assert (first["attempt"], first["prompt_tokens"], first["metric.reward"]) == (1, None, None)
-        steps = parquet.read_table(tmp_path / "steps.parquet").to_pylist()
-        assert [step["prompt_tokens"] for step in steps if step["attempt"] == 1] == [None, 1020]  # the other kept
+        assert main(["export", str(root), "--table", table, "--to", to, "-o", str(output)]) == 1
+        err = capsys.readouterr().err
+        assert "error json.large-integer" in err and err.endswith("nothing was written (see --skip-invalid)\n")
+        assert not output.exists()
+        assert main(["export", str(root), "--table", table, "--to", to, "-o", str(output), "--skip-invalid"]) == 1
+        capsys.readouterr()
+    if to == "parquet":
+        tasks = parquet.read_table(tmp_path / "tasks.parquet").to_pylist()
+        assert [row["task_id"] for row in tasks] == ["math-42"]  # the task left out, the rest written
 
 
 def test_a_file_naming_too_many_metrics_stops_the_export_with_one_line(

@@ -2,7 +2,9 @@
 
 Any kind whose ``syntax`` is ``"jsonl"`` is read here. Each line goes the one path (bytes -> document -> schema ->
 rules) of a JSON file; an issue's pointer is within that line's record, its line the line's number in the file.
-A last line cut short (a writer killed mid-line) is a warning; any other broken line is an error.
+A last line cut short (a writer killed mid-line) is a warning; any other broken line is an error. A line that starts
+with a byte order mark is said to (``json.bom``, at the line) and its record is still read and checked: an error
+unless the kind says a departure is tolerated (``Kind.tolerated``: no reader reads the file back).
 """
 
 from __future__ import annotations
@@ -60,6 +62,10 @@ def examine(raw: bytes, kind: Kind | None, file: str | None) -> Examined:
                         column=1)
             ])  # fmt: skip
             continue
+        bom = line.startswith(_BOM)
+        if bom:
+            kept.take([_bom(kind, number)])
+            line = line[len(_BOM) :]
         document = _documents.read(line, "json")
         if not document.readable and last and not ends_with_newline:
             kept.take([
@@ -81,23 +87,39 @@ def examine(raw: bytes, kind: Kind | None, file: str | None) -> Examined:
                     "the last line has no newline: the next record appended would join it on one line",
                     "warning",
                     line=number,
-                    column=len(line.decode("utf-8", "replace")) + 1,
+                    column=len(line.decode("utf-8", "replace")) + 1 + bom,
                 )
             ])  # fmt: skip
         if kept.full():  # past the limit: the line is still judged, its issues only counted
             kept.overflow += examine_one(document, kind, file, Kept(0)).overflow
             continue
-        kept.take(_record(document, kind, file, number))
+        kept.take(_record(document, kind, file, number, shift=1 if bom else 0))
     return Examined(Document(None, raw, "jsonl", ()), kind, tuple(kept.findings), file, kept.overflow)
 
 
-def _record(document: Document, kind: Kind, file: str | None, number: int) -> list[Finding]:
+_BOM = b"\xef\xbb\xbf"
+
+
+def _bom(kind: Kind, number: int) -> Finding:
+    """A line that starts with a byte order mark: every reader that parses a line with Python's json or JavaScript's
+    JSON.parse refuses that line, so it is an error where a reader reads the file back (the kind tolerates no
+    departure), else a warning that says which reader tolerates it."""
+    where = "the file starts" if number == 1 else f"line {number} starts"
+    message = f"{where} with a byte order mark (U+FEFF), which Python's json and JavaScript's JSON.parse refuse"
+    if kind.tolerated is None:
+        return Finding("", "json.bom", f"{message}; save the file as UTF-8 without it", line=number, column=1)
+    return Finding("", "json.bom", f"{message}, but {kind.tolerated('')}; the writer writes none", "warning",
+                   line=number, column=1)  # fmt: skip
+
+
+def _record(document: Document, kind: Kind, file: str | None, number: int, shift: int = 0) -> list[Finding]:
     """The findings of the record on line ``number``, placed in the file once, in the line's order: the first
     ``--max-issues`` of them by place, then one counting the rest.
 
     Each is placed through the map of (line, pointer): the record's own document places the pointer in its line
-    (line 1 of the record is line ``number`` of the file). Real, not invented: a record is its line, so a finding
-    of the record with no place in it (the count of those left out) is the line's.
+    (line 1 of the record is line ``number`` of the file; ``shift``: the characters before the record on its line,
+    a byte order mark). Real, not invented: a record is its line, so a finding of the record with no place in it
+    (the count of those left out) is the line's.
     """
     examined = examine_one(document, kind, file)
     if not examined.findings:
@@ -109,7 +131,9 @@ def _record(document: Document, kind: Kind, file: str | None, number: int) -> li
     )
     limit = current().limits.max_issues
     placed = [
-        attrs.evolve(finding, line=number + line - 1, column=column) if line is not None else _on_line(finding, number)
+        attrs.evolve(finding, line=number + line - 1, column=column + shift if line == 1 and column else column)
+        if line is not None
+        else _on_line(finding, number)
         for (line, column), finding in located[:limit]
     ]
     counts: Counter[tuple[str, Severity]] = Counter()

@@ -25,6 +25,7 @@ from ..checking._collect import Collector
 from ..checking._examine import Examined
 from ..checking._sources import examine_clean, examine_named, members, read_schemaless
 from ..reading import _folders
+from ..reading._bounded import read_bounded
 from ..reading._folders import FILE, Clean, Listed, Plan, child
 from ..reading._pointers import join
 from ..records._states import FINAL_STATES, STATES, final_state
@@ -156,8 +157,30 @@ def _plan_run_root(root: Path, walk: Walk, others: tuple[Layout, ...], layouts: 
         elif entry.is_folder:
             if not any(layout.detect(entry.path, walk.tree) for layout in others):
                 plan_folder(entry.path, None, walk, root, layouts)
-        elif entry.name not in RUN_TEXT_FILES:
+        elif entry.name in RUN_TEXT_FILES:
+            walk.defer(run_text_unit, entry.path)
+        else:
             loose_file(walk, entry.path)
+
+
+def run_text_unit(collector: Collector, path: Path) -> None:
+    """summary.md or analysis_summary.md: the result browser reads each as UTF-8 text (viewer/reader.py read_run,
+    _optional_text), so bytes that are not UTF-8 keep it from opening the run; what else they hold is free text."""
+    raw, refused = read_bounded(path)
+    if refused is not None:
+        collector.about(path, refused.code, refused.message, refused.severity)
+        return
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        byte = raw[error.start : error.start + 1].hex()
+        collector.about(
+            path,
+            "layout.text-encoding",
+            f"byte 0x{byte} at offset {error.start} is not UTF-8: the AgentCompass 1.0.1 result browser reads this "
+            "file as UTF-8 text and cannot open the run (viewer/reader.py read_run raises UnicodeDecodeError); save "
+            "it as UTF-8",
+        )
 
 
 def _fatal_tasks(root: Path, walk: Walk) -> int | None:
@@ -175,14 +198,29 @@ def _fatal_tasks(root: Path, walk: Walk) -> int | None:
 # resolved_execution_plans (read_run pops them) and progress.jsonl.
 _BROWSED = ("params.json", "analysis_summary.json", "progress.json")
 _ROUNDED = "; the AgentCompass 1.0.1 result browser sends this file to its page, whose JSON.parse rounds it"
+# What of a task folder's files the browser sends (viewer/reader.py): of task.json, the members _detail_payload and
+# the cards send; of an attempt's result.json (v2 converted by name), what _attempt_payload, _attempt_facts (a card's
+# duration and metric), read_detail_step (a whole step) and the retry counts send; of a retry record, the numbers
+# _retry_summary sends. The rest (ground_truth, meta, other artifacts, a checkpoint) is never sent.
+_SHOWN_TASK = ("/task_id", "/category", "/attempt_plan")
+_SHOWN_ATTEMPT = (
+    "/status", "/metrics", "/issues", "/artifacts/execution_diagnostics", "/final_answer", "/analysis_result",
+    "/retry_count", "/trajectory/schema_version", "/trajectory/started_at", "/trajectory/finished_at",
+    "/trajectory/elapsed_seconds", "/trajectory/duration_seconds", "/trajectory/steps",
+)  # fmt: skip
+_SHOWN_RETRY = ("/attempt", "/retry", "/max_retries")
 
 
-def _rounded_by_browser(examined: Examined, unsent: str | None = None) -> Examined:
-    """The file's inexact integers as errors, outside ``unsent``."""
+def _within(pointer: str, places: tuple[str, ...]) -> bool:
+    return any(place == "" or pointer == place or pointer.startswith(place + "/") for place in places)
+
+
+def _rounded_by_browser(examined: Examined, shown: tuple[str, ...] = ("",), unsent: tuple[str, ...] = ()) -> Examined:
+    """The file's inexact integers as errors, where the browser sends them: within ``shown``, outside ``unsent``."""
     findings = tuple(
         attrs.evolve(finding, severity="error", message=finding.message + _ROUNDED)
         if finding.code == "json.large-integer" and finding.severity == "warning"
-        and not (unsent is not None and (finding.pointer + "/").startswith(unsent + "/"))
+        and _within(finding.pointer, shown) and not _within(finding.pointer, unsent)
         else finding
         for finding in examined.findings
     )  # fmt: skip
@@ -198,7 +236,7 @@ def browsed_file_unit(collector: Collector, path: Path, kind: str) -> None:
 
 def run_info_unit(collector: Collector, path: Path, scope: str) -> None:
     """run_info.json, and what of it the run's tasks must agree with (``_run_facts``)."""
-    examined = _rounded_by_browser(examine_named(path, RUN_INFO), "/resolved_execution_plans")
+    examined = _rounded_by_browser(examine_named(path, RUN_INFO), unsent=("/resolved_execution_plans",))
     collector.add(examined)
     data = members(examined)
     if data is not None and data.get("schema_version") in RUN_INFO.versions:
@@ -317,6 +355,8 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
         index = examine_clean(child(str(task), "task.json"), TASK, clean)
     else:
         index = examine_named(index_path, TASK)
+    if root is not None:  # in a run, whose result browser shows the task
+        index = _rounded_by_browser(index, _SHOWN_TASK)
     data = members(index) or {}
     task_id = data.get("task_id") if isinstance(data.get("task_id"), str) else None
     _check_task_name(task, task_id, collector)
@@ -501,7 +541,11 @@ def _check_attempt(
             result = examine_clean(child(str(folder), "result.json"), kind, clean)
         else:
             result = examine_named(folder / "result.json", kind)
-    if "checkpoint.json" in listing and not listing["checkpoint.json"].is_folder:
+        if root is not None:
+            result = _rounded_by_browser(result, _SHOWN_ATTEMPT)
+    if "checkpoint.json" in listing and listing["checkpoint.json"].is_folder:
+        collector.about(folder / "checkpoint.json", "io.not-a-file", _CHECKPOINT_FOLDER)
+    elif "checkpoint.json" in listing:
         has_result = "result.json" in listing and not listing["result.json"].is_folder
         scheduler = (task_id, number, has_result) if running else None
         _check_checkpoint(folder / "checkpoint.json", collector, scheduler)
@@ -532,7 +576,7 @@ def _check_attempt(
     if result is not None:
         collector.add(result.with_findings(findings))  # the file's positions, found in one pass
     for name, entry in listing.items():
-        if name in ("result.json", "checkpoint.json") and not entry.is_folder:
+        if (name == "result.json" and not entry.is_folder) or name == "checkpoint.json":
             continue
         if name in ("artifacts", "retries") and entry.is_folder:
             continue
@@ -586,6 +630,11 @@ def _check_checkpoint(
     collector.add(read.with_findings(findings), "checkpoint")
 
 
+_CHECKPOINT_FOLDER = (
+    "a folder where AgentCompass 1.0.1 writes the attempt's checkpoint.json: its checkpoint repository cannot load "
+    "the attempt (RunAttemptCheckpointRepository.load and read_checkpoint open it: IsADirectoryError), which "
+    "resuming or reusing the run does"
+)
 _SCHEDULER_MEMBERS = {"task_id", "attempt_index", "status", "value", "stop_requested", "retries", "error"}
 _CANNOT_LOAD = (
     "AgentCompass 1.0.1 cannot load this scheduler checkpoint (RunAttemptCheckpointRepository.load), which resuming "
@@ -785,6 +834,8 @@ def _check_retries(
             record = examine_clean(child(str(folder), entry.name), RETRY, clean)
         else:
             record = examine_named(entry.path, RETRY)
+        if root is not None:
+            record = _rounded_by_browser(record, _SHOWN_RETRY)
         records += 1
         data = members(record)
         if data is None:
