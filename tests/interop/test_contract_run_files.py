@@ -28,6 +28,7 @@ from agentbeats_spec import Issue, validate
 
 from ..agentcompass_runs import (
     Task,
+    analysis_request_refuses,
     metric_report,
     run_readers_refuse,
     runs,
@@ -585,12 +586,6 @@ def test_an_integer_beyond_2_53_the_browser_does_not_send_stays_a_warning(tmp_pa
     assert found == [("json.large-integer", "warning")]
 
 
-def _as_the_runner_writes_it(root: Path) -> None:
-    """The request as RunRequest.to_task_payload gives it, with the harness and environment write_run leaves out."""
-    _edit(root / "run_info.json", lambda data: data["request"].update(
-        harness={"id": "mini-swe-agent"}, environment={"id": "host_process"}))  # fmt: skip
-
-
 @pytest.mark.parametrize(
     ("change", "pointer", "code"),
     [
@@ -611,10 +606,7 @@ def _as_the_runner_writes_it(root: Path) -> None:
     ids=["no model id", "blank model id", "unknown execution member", "max_files 0", "unknown limit"],
 )
 def test_a_request_analysis_cannot_rebuild_is_an_error(tmp_path: Path, change: Change, pointer: str, code: str) -> None:
-    from ..agentcompass_runs import analysis_request_refuses
-
     root, plan = _finished_run(tmp_path)
-    _as_the_runner_writes_it(root)
     assert analysis_request_refuses(root) is None
     assert [i for i in validate(root) if i.severity in ("error", "warning")] == []
     _edit(root / "run_info.json", change)
@@ -625,9 +617,52 @@ def test_a_request_analysis_cannot_rebuild_is_an_error(tmp_path: Path, change: C
     assert found == [(code, pointer)]
 
 
-def test_artifact_limits_the_summary_merges_in_from_params_are_refused_there_too(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("request_limits", "params_limits", "refused"),
+    [
+        (None, {"max_mb": 0}, True),  # no limits in the request: params.json's are the summary's
+        ({"max_mb": 1, "max_files": 1, "timeout_seconds": 1}, {"max_mb": 0}, False),  # each overridden
+        ({"max_mb": 1, "max_files": 1, "timeout_seconds": 1}, {"max_gb": 1}, True),  # merged in, then refused
+        ({"max_mb": 1, "max_files": 1, "timeout_seconds": 1}, [], False),  # replaced by the request's object
+        ({}, {"max_files": "100000"}, True),
+    ],
+    ids=["request without limits", "overridden", "unknown limit merged in", "array replaced", "text max_files"],
+)
+def test_settings_the_summary_merges_in_from_params_are_judged_as_merged(
+    tmp_path: Path, request_limits: Any, params_limits: Any, refused: bool
+) -> None:
     root, plan = _finished_run(tmp_path)
-    _edit(root / "params.json", lambda data: data["execution"].update(artifact_limits={"max_mb": 0}))
-    assert set(_refused(root, plan)) == {"summary"}  # deep_merge(params, request), then ExecutionSpec
+
+    def limits(data: Any) -> None:
+        if request_limits is None:
+            del data["request"]["execution"]["artifact_limits"]
+        else:
+            data["request"]["execution"]["artifact_limits"] = request_limits
+
+    _edit(root / "run_info.json", limits)
+    _edit(root / "params.json", lambda data: data["execution"].update(artifact_limits=params_limits))
+    assert analysis_request_refuses(root) is None  # analysis reads run_info.json alone
+    # deep_merge(params, request), then ExecutionSpec
+    assert set(_refused(root, plan)) == ({"summary"} if refused else set())
     found = [(i.code, i.file, i.pointer) for i in validate(root) if i.severity == "error"]
-    assert found == [("rule.summary-refused", str(root / "params.json"), "/execution/artifact_limits")]
+    expected = [("rule.summary-refused", str(root / "params.json"), "/execution/artifact_limits")]
+    assert found == (expected if refused else [])
+
+
+@pytest.mark.parametrize(
+    ("member", "value", "refused"),
+    [("wrap_api_key", None, True), ("wrap_api_key", True, False), ("api_protocol", "grpc", True),
+     ("api_protocol", False, True), ("api_protocol", "Anthropic ", False)],
+)  # fmt: skip
+def test_model_settings_of_params_count_where_the_request_has_none(
+    tmp_path: Path, member: str, value: Any, refused: bool
+) -> None:
+    """The summary reads request.model's api_protocol and wrap_api_key, and params.json's where it has none."""
+    root, plan = _finished_run(tmp_path)
+    _edit(root / "params.json", lambda data: data["model"].update({member: value}))
+    assert set(_refused(root, plan)) == set()  # the request's own member wins
+    assert [i for i in validate(root) if i.severity == "error"] == []
+    _edit(root / "run_info.json", lambda data: data["request"]["model"].pop(member, None))
+    assert set(_refused(root, plan)) == ({"summary"} if refused else set())
+    found = [(i.code, i.file, i.pointer) for i in validate(root) if i.severity == "error"]
+    assert found == ([("rule.summary-refused", str(root / "params.json"), f"/model/{member}")] if refused else [])

@@ -30,6 +30,7 @@ from .._text import quote
 from ..checking._collect import Collector
 from ..checking._examine import Examined
 from ..reading._pointers import join
+from ..rules import agentcompass_run
 from ..rules._common import is_int
 from ..rules.agentcompass import KNOWN_STRATEGIES
 
@@ -70,6 +71,8 @@ def run_info_facts(collector: Collector, scope: str, examined: Examined, data: d
     plan = normalized_plan(execution.get("attempts") if isinstance(execution, dict) else None)
     if plan is not None:
         found.append(("/request/execution/attempts", {"of": "plan", **plan}))
+    if isinstance(request, dict) and data.get("schema_version") == "agentcompass.run_info.v3":  # as summary reads
+        found.append(("/request", {"of": "summarized", **agentcompass_run.summarized(request)}))
     plans = data.get("resolved_execution_plans")
     for task_id, entry in plans.items() if isinstance(plans, dict) else ():  # else the file's own rule refuses it
         at = join("/resolved_execution_plans", task_id)
@@ -80,6 +83,16 @@ def run_info_facts(collector: Collector, scope: str, examined: Examined, data: d
         for key, value in attempts.items():
             if not isinstance(value, dict) and value is not None:
                 found.append((join(at, "attempts", key), {"of": "resolved", "task": task_id, "attempt": key}))
+    _facts(collector, scope, examined, found)
+
+
+def params_facts(collector: Collector, scope: str, examined: Examined, data: dict[str, Any]) -> None:
+    """params.json's members the summary merges under run_info.json's request, one fact each."""
+    found: list[tuple[str, dict[str, Any]]] = [
+        (join("/" + section, name), {"of": "params", "section": section, "name": name, "value": value})
+        for section, members in agentcompass_run.summarized(data).items()
+        for name, value in members.items()
+    ]
     _facts(collector, scope, examined, found)
 
 
@@ -218,6 +231,11 @@ def _agree(found: Iterable[tuple[Fact, dict[str, Any]]]) -> list[Issue]:
                     f"{', '.join(task['declared'])} declare artifacts, whose limits reuse reads from it",
                 )
             )
+    requests = [value for _, value in by_role.get("summarized", [])]
+    for fact, value in by_role.get("params", []) if requests else ():  # without a v3 request, no summary at all
+        finding = agentcompass_run.merged_params(value["section"], value["name"], value["value"], requests[0])
+        if finding is not None:
+            issues.append(_issue(fact, finding.code, finding.message))
     contracts = [value for _, value in by_role.get("contract", [])]
     if contracts:
         issues.extend(_metrics(contracts[0]["metrics"], bool(contracts[0]["complete"]), by_role.get("task", [])))
