@@ -617,6 +617,118 @@ def test_a_request_analysis_cannot_rebuild_is_an_error(tmp_path: Path, change: C
     assert found == [(code, pointer)]
 
 
+_ANALYSIS, _SUMMARY = "rule.analysis-refused", "rule.summary-refused"
+_EXECUTION = ("request", "execution")
+_ENVIRONMENT = ("request", "environment")
+# Each class of request RunRequest.from_params refuses: the change, the pointer and code of our one error, and what
+# 1.0.1 says (its ValueError). summary-refused where the summary, rebuilding the same spec, refuses it too.
+REFUSED_REQUESTS = {
+    "enable_analysis null": (_set(*_EXECUTION, "enable_analysis", value=None), "/request/execution/enable_analysis",
+                             _ANALYSIS, "enable_analysis must be a boolean"),
+    "keep_environment text": (_set(*_EXECUTION, "keep_environment", value="yes"),
+                              "/request/execution/keep_environment", _ANALYSIS, "keep_environment must be a boolean"),
+    "harness an empty array": (_set("request", "harness", value=[]), "/request/harness", _ANALYSIS,
+                               "harness id is required"),
+    "harness id blank": (_set("request", "harness", "id", value=" "), "/request/harness/id", _ANALYSIS,
+                         "harness id is required"),
+    "harness not an object": (_set("request", "harness", value="h"), "/request/harness", _ANALYSIS,
+                              "dictionary update sequence"),
+    "environment id blank": (_set(*_ENVIRONMENT, "id", value=""), "/request/environment/id", _ANALYSIS,
+                             "environment id is required"),
+    "environment unknown member": (_set(*_ENVIRONMENT, "region", value="eu"), "/request/environment/region",
+                                   _SUMMARY, "unknown parameters: region"),
+    "environment setup os": (_set(*_ENVIRONMENT, "setup", value={"os": "mac"}), "/request/environment/setup",
+                             _SUMMARY, "os must be linux or windows"),
+    "environment variable name": (_set(*_ENVIRONMENT, "env_variables", value={"1A": "x"}),
+                                  "/request/environment/env_variables", _SUMMARY, "environment variable names"),
+    "environment mode": (_set(*_ENVIRONMENT, "evaluation_environment_mode", value="sometimes"),
+                         "/request/environment/evaluation_environment_mode", _SUMMARY, "none, reuse, fresh"),
+    "require_startup_env text": (_set(*_ENVIRONMENT, "require_startup_env", value="yes"),
+                                 "/request/environment/require_startup_env", _SUMMARY, "boolean or null"),
+    "artifact_limits an array": (_set(*_EXECUTION, "artifact_limits", value=[]), "/request/execution/artifact_limits",
+                                 _SUMMARY, "ArtifactLimits must be a mapping"),
+    "max_files text": (_set(*_EXECUTION, "artifact_limits", "max_files", value="100000"),
+                       "/request/execution/artifact_limits", _SUMMARY, "max_files must be a positive integer"),
+    "unknown api_protocol": (_set("request", "model", "api_protocol", value="grpc"), "/request/model/api_protocol",
+                             _SUMMARY, "unsupported model api_protocol"),
+    "auto with another protocol": (_set("request", "model", "api_protocol", value=["auto", "anthropic"]),
+                                   "/request/model/api_protocol", _SUMMARY, "cannot be combined"),
+    "wrap_api_key null": (_set("request", "model", "wrap_api_key", value=None), "/request/model/wrap_api_key",
+                          _SUMMARY, "wrap_api_key must be a boolean"),
+    "model params text": (_set("request", "model", "params", value="t"), "/request/model/params", _ANALYSIS,
+                          "dictionary update sequence"),
+    "retry delay negative": (_set(*_EXECUTION, "retry_min_delay_seconds", value=-1),
+                             "/request/execution/retry_min_delay_seconds", _ANALYSIS, "finite positive number"),
+    "retry delay -0": (_set(*_EXECUTION, "retry_max_delay_seconds", value=-0.0),
+                       "/request/execution/retry_max_delay_seconds", _ANALYSIS, "finite positive number"),
+    "retry delays reversed": (_set(*_EXECUTION, "retry_min_delay_seconds", value=61),
+                              "/request/execution/retry_max_delay_seconds", _ANALYSIS, "must be >="),
+    "max_retries an array": (_set(*_EXECUTION, "max_retries", value=[0]), "/request/execution/max_retries", _ANALYSIS,
+                             "max_retries must be an integer"),
+    "retry pattern": (_set(*_EXECUTION, "retry_pattern_list", value=["("]), "/request/execution/retry_pattern_list",
+                      _ANALYSIS, "invalid regex"),
+    "analysis_params text": (_set(*_EXECUTION, "analysis_params", value="p"), "/request/execution/analysis_params",
+                             _ANALYSIS, "dictionary update sequence"),
+    "enabled_recipes a number": (_set(*_EXECUTION, "enabled_recipes", value=5), "/request/execution/enabled_recipes",
+                                 _ANALYSIS, "not iterable"),
+    "task_concurrency null": (_set(*_EXECUTION, "task_concurrency", value=None), "/request/execution/task_concurrency",
+                              _SUMMARY, "task_concurrency must be an integer"),
+    "artifact source relative": (_set(*_EXECUTION, "artifacts", value=["logs"]), "/request/execution/artifacts",
+                                 _SUMMARY, "must be absolute"),
+    "artifact destinations overlap": (_set(*_EXECUTION, "artifacts", value=["/a", "/a/b"]),
+                                      "/request/execution/artifacts", _SUMMARY, "destinations overlap"),
+    "artifact collect blank": (_set(*_EXECUTION, "artifact_collect", value=[" "]),
+                               "/request/execution/artifact_collect", _SUMMARY, "non-empty shell command"),
+    "runtime reuse text": (_set("request", "runtime", "reuse", value="yes"), "/request/runtime/reuse", _ANALYSIS,
+                           "runtime.reuse must be a boolean"),
+    "recipe_dirs text": (_set("request", "metadata", value={"recipe_dirs": "d"}), "/request/metadata/recipe_dirs",
+                         _ANALYSIS, "recipe_dirs must be a list"),
+    "benchmark params an array": (_set("request", "benchmark", "params", value=[1]), "/request/benchmark/params",
+                                  _ANALYSIS, "cannot convert dictionary update sequence"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("change", "pointer", "code", "says"), REFUSED_REQUESTS.values(), ids=REFUSED_REQUESTS)
+def test_each_request_refusal_of_from_params_is_one_error_at_its_member(
+    tmp_path: Path, change: Change, pointer: str, code: str, says: str
+) -> None:
+    root, plan = _finished_run(tmp_path)
+    _edit(root / "run_info.json", change)
+    refusal = analysis_request_refuses(root)  # launcher._load_run_info, then RunRequest.from_params
+    assert refusal is not None and says in str(refusal)
+    assert set(_refused(root, plan)) == ({"summary"} if code == _SUMMARY else set())
+    found = [(i.code, i.pointer) for i in validate(root) if i.severity == "error"]
+    assert found == [(code, pointer)]
+
+
+# Requests 1.0.1 takes (a stricter reading than its own would be a false error at the run root, which is two-way).
+ACCEPTED_REQUESTS = {
+    "harness as pairs": _set("request", "harness", value=[["id", "h"], ["params", {}]]),
+    "protocol padded": _set("request", "model", "api_protocol", value=" OpenAI-Chat "),
+    "protocol auto alone": _set("request", "model", "api_protocol", value=["auto", "", "auto"]),
+    "max_retries text": _set(*_EXECUTION, "max_retries", value=" 3 "),
+    "max_retries fractional": _set(*_EXECUTION, "max_retries", value=2.7),
+    "task_concurrency text": _set(*_EXECUTION, "task_concurrency", value="4"),
+    "recipes text": _set(*_EXECUTION, "enabled_recipes", value="abc"),
+    "analysis_params empty array": _set(*_EXECUTION, "analysis_params", value=[]),
+    "retry delays text": _set(*_EXECUTION, "retry_max_delay_seconds", value="7.5"),
+    "mode padded": _set(*_ENVIRONMENT, "evaluation_environment_mode", value=" FRESH "),
+    "setup held in params": _set(*_ENVIRONMENT, "params", value={"setup": {"os": "linux"}}),
+    "artifacts declared": _set(*_EXECUTION, "artifacts", value=["/logs/a", {"source": "/b", "exclude": ["*.tmp"]}]),
+    "collect command": _set(*_EXECUTION, "artifact_collect", value=["make", {"command": "x", "timeout_seconds": "9"}]),
+    "runtime null": _set("request", "runtime", value=None),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("change", ACCEPTED_REQUESTS.values(), ids=ACCEPTED_REQUESTS)
+def test_a_request_from_params_takes_is_no_error(tmp_path: Path, change: Change) -> None:
+    root, plan = _finished_run(tmp_path)
+    _edit(root / "run_info.json", change)
+    assert analysis_request_refuses(root) is None
+    assert set(_refused(root, plan)) == set()
+    assert [(i.code, i.pointer) for i in validate(root) if i.severity == "error"] == []
+
+
 @pytest.mark.parametrize(
     ("request_limits", "params_limits", "refused"),
     [
