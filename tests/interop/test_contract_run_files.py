@@ -778,3 +778,100 @@ def test_model_settings_of_params_count_where_the_request_has_none(
     assert set(_refused(root, plan)) == ({"summary"} if refused else set())
     found = [(i.code, i.file, i.pointer) for i in validate(root) if i.severity == "error"]
     assert found == ([("rule.summary-refused", str(root / "params.json"), f"/model/{member}")] if refused else [])
+
+
+# ------------------------------------------------ the request's verdict against RunRequest.from_params, at random
+
+# Values the mutations put in; the members are every member of the recorded request (and a few it leaves out), but
+# the benchmark id and attempt plan (reuse's, tested above) and the resources and network policies, which the check
+# does not judge (docs/spec-notes.md).
+_VALUES = [
+    None, True, False, 0, -0.0, 1, -1, 2.5, 10**30, 1e308, "", " ", "x", "3", " 7.5 ", "Anthropic ", "auto", "fresh",
+    "linux", "/abs", "rel", [], [0], ["x"], [["id", "h"]], ["auto", "anthropic"], ["auto"], ["("], {}, {"os": "mac"},
+    {"os": "linux", "image": " "}, {"id": "x"}, {"bogus": 1}, {"command": "make"}, {"source": "/a"}, {"A_B": "1"},
+    {"1A": "x"}, [{"source": "/a"}, {"source": "/a/b"}], [{"command": " "}], {"max_mb": 1e-7}, {"max_files": True},
+]  # fmt: skip
+_UNJUDGED = ("resources", "run_resources", "evaluation_resources", "network_policy")
+_EXTRA = [
+    ("metadata",), ("metadata", "recipe_dirs"), ("metadata", "config_path"), ("execution", "retry_pattern_list"),
+    ("environment", "params", "setup"), ("environment", "params", "require_startup_env"), ("model", "id"),
+    ("harness", "id"), ("environment", "id"), ("execution", "bogus"), ("environment", "bogus"),
+]  # fmt: skip
+
+
+def _members(value: Any, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found = []
+    for name, each in value.items() if isinstance(value, dict) else ():
+        at = (*path, name)
+        if at in (("benchmark",), ("benchmark", "id"), ("execution",), ("environment", "params")):
+            found.extend(_members(each, at))
+            continue
+        if at[:2] == ("execution", "attempts") or any(part in name for part in _UNJUDGED):
+            continue
+        found.append(at)
+        found.extend(_members(each, at))
+    return found
+
+
+def _mutated(request: dict[str, Any], changes: list[tuple[tuple[str, ...], Any]]) -> dict[str, Any]:
+    changed = json.loads(json.dumps(request))
+    for path, value in changes:
+        parent = changed
+        for name in path[:-1]:
+            parent = parent.setdefault(name, {}) if isinstance(parent, dict) else {}
+        if isinstance(parent, dict):
+            if value is _drop:
+                parent.pop(path[-1], None)
+            else:
+                parent[path[-1]] = json.loads(json.dumps(value))
+    return changed
+
+
+def _released(folder: Path, request: dict[str, Any], params: dict[str, Any]) -> tuple[bool, bool]:
+    """(RunRequest.from_params refuses, the summary's launcher._summary_request_from_run_dir refuses)."""
+    from agentcompass import launcher
+    from agentcompass.runtime.models.request import RunRequest
+
+    try:
+        RunRequest.from_params(json.loads(json.dumps(request)))
+        analysis = False
+    except Exception:  # any exception is a refusal
+        analysis = True
+    run = folder / "results" / "demo" / "m" / "run"
+    run.mkdir(parents=True, exist_ok=True)
+    info = {"schema_version": "agentcompass.run_info.v3", "run_id": "run-1", "request": request}
+    (run / "run_info.json").write_text(json.dumps(info), encoding="utf-8")
+    (run / "params.json").write_text(json.dumps(params), encoding="utf-8")
+    try:
+        launcher._summary_request_from_run_dir(run, launcher.load_run_config(None)).to_persistence_params()
+        summary = False
+    except Exception:
+        summary = True
+    return analysis, summary
+
+
+def test_our_request_verdict_is_from_params_and_the_summarys_for_many_mutated_requests(tmp_path: Path) -> None:
+    """Hundreds of requests, each the recorded one with one to three members set or removed: our error iff
+    RunRequest.from_params or the summary refuses, summary-refused exactly where the summary does."""
+    from agentbeats_spec.rules import agentcompass_run
+
+    from ..agentcompass_runs import recorded_request
+
+    plan = uniform(_plain_plan())
+    request = recorded_request(plan)
+    paths = sorted(set(_members(request)) | set(_EXTRA))
+    change = st.tuples(st.sampled_from(paths), st.sampled_from([*_VALUES, _drop]))
+    disagreements: list[str] = []
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(st.lists(change, min_size=1, max_size=3))
+    def each(changes: list[tuple[tuple[str, ...], Any]]) -> None:
+        mutated = _mutated(request, changes)
+        analysis, summary = _released(tmp_path, mutated, _params(plan))
+        info = {"schema_version": "agentcompass.run_info.v3", "run_id": "run-1", "request": mutated}
+        ours = {f.code for f in agentcompass_run.run_info(info) if f.code in (_ANALYSIS, _SUMMARY)}
+        if bool(ours) != (analysis or summary) or (_SUMMARY in ours) != summary or (_ANALYSIS in ours and not analysis):
+            disagreements.append(f"{changes}: from_params {analysis}, summary {summary}, ours {sorted(ours)}")
+
+    each()
+    assert disagreements == []
