@@ -780,6 +780,21 @@ def test_model_settings_of_params_count_where_the_request_has_none(
     assert found == ([("rule.summary-refused", str(root / "params.json"), f"/model/{member}")] if refused else [])
 
 
+@pytest.mark.parametrize("edited", ["run_info.json", "params.json"])
+def test_two_benchmark_ids_in_the_runs_records_are_a_warning(tmp_path: Path, edited: str) -> None:
+    """Reuse with the request that made the run (params.json's) refuses a run_info.json naming another benchmark;
+    an edited params.json refuses nothing. Which file was edited cannot be told: a warning (docs/spec-notes.md)."""
+    root, plan = _finished_run(tmp_path)
+    at = ("request", "benchmark", "id") if edited == "run_info.json" else ("benchmark", "id")
+    _edit(root / edited, _set(*at, value="other"))
+    refused = _refused(root, plan)  # reuse with persistence_params, the request params.json records
+    assert set(refused) == ({"reuse"} if edited == "run_info.json" else set())
+    assert all("same Benchmark ID" in str(error) for error in refused.values())
+    assert analysis_request_refuses(root) is None
+    found = [(i.code, i.severity, i.file, i.pointer) for i in validate(root) if i.severity != "info"]
+    assert found == [("rule.writer-shape", "warning", str(root / "run_info.json"), "/request/benchmark/id")]
+
+
 # ------------------------------------------------ the request's verdict against RunRequest.from_params, at random
 
 # Values the mutations put in; the members are every member of the recorded request (and a few it leaves out), but

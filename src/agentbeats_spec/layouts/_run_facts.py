@@ -12,6 +12,9 @@ metric holds. :func:`agree` compares them once every unit is checked:
   declares artifacts is an object (``RunStore._materialize_reused_execution_plans``,
   ``_materialize_attempt_artifacts``); a plan for no task of the run, or null for a task without declared
   artifacts, is never read (only the writer's shape warns of it);
+- the settings of params.json the summary merges under run_info.json's request (its execution, and the model's
+  api_protocol and wrap_api_key where the request has none) are judged as merged (``agentcompass_run.merged_params``),
+  and two benchmark ids in the two files are a warning (reuse requires the one run_info.json names);
 - each attempt metric of a published task is one metrics.json declares, of its kind: a boolean for binary_success,
   a number for scalar (``MetricContract.validate_observations``, which the summary runs on every attempt); a
   report above k = 1 need not list every metric of the contract, so there only the kinds are compared.
@@ -73,6 +76,8 @@ def run_info_facts(collector: Collector, scope: str, examined: Examined, data: d
         found.append(("/request/execution/attempts", {"of": "plan", **plan}))
     if isinstance(request, dict) and data.get("schema_version") == "agentcompass.run_info.v3":  # as summary reads
         found.append(("/request", {"of": "summarized", **agentcompass_run.summarized(request)}))
+        if (benchmark := agentcompass_run.benchmark_id(request)) is not None:
+            found.append(("/request/benchmark/id", {"of": "benchmark", "id": benchmark}))
     plans = data.get("resolved_execution_plans")
     for task_id, entry in plans.items() if isinstance(plans, dict) else ():  # else the file's own rule refuses it
         at = join("/resolved_execution_plans", task_id)
@@ -93,6 +98,8 @@ def params_facts(collector: Collector, scope: str, examined: Examined, data: dic
         for section, members in agentcompass_run.summarized(data).items()
         for name, value in members.items()
     ]
+    if (benchmark := agentcompass_run.benchmark_id(data)) is not None:
+        found.append(("/benchmark/id", {"of": "params-benchmark", "id": benchmark}))
     _facts(collector, scope, examined, found)
 
 
@@ -236,6 +243,16 @@ def _agree(found: Iterable[tuple[Fact, dict[str, Any]]]) -> list[Issue]:
         finding = agentcompass_run.merged_params(value["section"], value["name"], value["value"], requests[0])
         if finding is not None:
             issues.append(_issue(fact, finding.code, finding.message))
+    recorded = [value["id"] for _, value in by_role.get("params-benchmark", [])]
+    for fact, value in by_role.get("benchmark", []) if recorded else ():
+        if value["id"] != recorded[0]:
+            message = agentcompass_run.benchmark_disagrees(value["id"], recorded[0])
+            issues.append(
+                Issue(
+                    file=fact.file, kind=fact.kind, pointer=fact.pointer, line=fact.line, column=fact.column,
+                    severity="warning", code="rule.writer-shape", message=message,
+                )
+            )  # fmt: skip
     contracts = [value for _, value in by_role.get("contract", [])]
     if contracts:
         issues.extend(_metrics(contracts[0]["metrics"], bool(contracts[0]["complete"]), by_role.get("task", [])))

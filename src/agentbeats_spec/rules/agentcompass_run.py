@@ -634,6 +634,24 @@ def summarized(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
     }
 
 
+def benchmark_id(data: dict[str, Any]) -> str | None:
+    """The benchmark id a request or params.json records, when it is non-empty text."""
+    benchmark = data.get("benchmark")
+    identifier = benchmark.get("id") if isinstance(benchmark, dict) else None
+    return identifier if isinstance(identifier, str) and identifier else None
+
+
+def benchmark_disagrees(requested: str, recorded: str) -> str:
+    """What is said of a run whose run_info.json and params.json record two benchmark ids: reuse looks a source run
+    up under the requesting benchmark's folder and requires that id (``_validate_reuse_source``), so the run is not
+    reusable as the benchmark params.json records; which of the two files was edited cannot be told."""
+    return (
+        f"request.benchmark.id is {quote(requested)}, but params.json, written from the same request, records "
+        f"{quote(recorded)}: AgentCompass 1.0.1 reuses a run only with a request for the benchmark its run_info.json "
+        "names (Reuse requires the same Benchmark ID), and the summary reads this one"
+    )
+
+
 def _deep_merge(base: Any, override: Any) -> Any:
     """``config.deep_merge`` of one member: objects merge member by member, anything else is the override."""
     if not isinstance(base, dict) or not isinstance(override, dict):
