@@ -191,10 +191,11 @@ def _as_mapping(value: Any) -> dict[Any, Any] | None:
 
 
 def _text(value: Any) -> str | None:
-    """``str(value)``, None where it raises (an integer of more than 4,300 digits)."""
+    """``str(value)``, None where it raises (an integer of more than 4,300 digits, an array nested past Python's
+    recursion limit), as it raises in 1.0.1."""
     try:
         return str(value)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 
@@ -467,7 +468,7 @@ def _env_variables(value: Any) -> str | None:
 
 
 def _environment_mode(value: Any) -> str | None:
-    if value is None or str(value or "").strip().lower() in ("none", "reuse", "fresh"):
+    if value is None or (_text(value or "") or "").strip().lower() in ("none", "reuse", "fresh"):
         return None
     return "null, 'none', 'reuse' or 'fresh'"
 
