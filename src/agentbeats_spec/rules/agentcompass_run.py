@@ -598,11 +598,12 @@ def _identity(section: dict[Any, Any], name: str, request: dict[str, Any]) -> It
         return
     inside = isinstance(request.get(name), dict)
     found = _what(section["id"]) if "id" in section else "missing"
+    article = "an" if name == "environment" else "a"
     yield Finding(
         f"/request/{name}/id" if inside else f"/request/{name}",
         "rule.analysis-refused",
-        f"{ANALYSIS}: request.{name}.id is {found}; analysis rebuilds the request, which requires a {name} id (the "
-        "AgentCompass 1.0.1 runner always records one)",
+        f"{ANALYSIS}: request.{name}.id is {found}; analysis rebuilds the request, which requires {article} {name} "
+        "id (the AgentCompass 1.0.1 runner always records one)",
         anchor=Anchor.PARENT if (inside and "id" not in section) or name not in request else Anchor.VALUE,
     )
 
