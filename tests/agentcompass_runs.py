@@ -203,6 +203,20 @@ def _collect(modules: SimpleNamespace, root: Path, task: Task, attempt: Attempt,
         return dict(modules.layout.read_checkpoint_document(directory / "checkpoint.json")["artifact_transfer"])
 
 
+def recorded_request(plan: tuple[Task, ...]) -> dict[str, Any]:
+    """The request as the runner's ``prepare`` records it in run_info.json: ``RunRequest.to_task_payload`` of the
+    request, which always has a harness and an environment id (and every execution setting, defaults included)."""
+    from agentcompass.runtime.models.request import RunRequest
+
+    request = {
+        "benchmark": {"id": "demo"}, "harness": {"id": "mini-swe-agent"}, "environment": {"id": "host_process"},
+        "model": {"id": "m", "api_key": "sk-request-0123456789"},
+        "execution": {"attempts": {"k": max(task.k for task in plan), "strategy": "avg"}},
+    }  # fmt: skip
+    payload: dict[str, Any] = RunRequest.from_params(request).to_task_payload()
+    return payload
+
+
 def write_run(modules: SimpleNamespace, root: Path, plan: tuple[Task, ...], sandbox: Path) -> None:
     layout = modules.layout.RunLayout(root)
 
@@ -211,11 +225,7 @@ def write_run(modules: SimpleNamespace, root: Path, plan: tuple[Task, ...], sand
             return root
 
     store = Store(None)
-    # As RunRequest.to_task_payload gives it: the benchmark id and the attempt plan that reuse reads back.
-    request = {"benchmark": {"id": "demo"}, "model": {"id": "m", "api_key": "sk-request-0123456789"},
-               "execution": {"attempts": {"k": max(task.k for task in plan), "strategy": "avg"}},
-               "output": {}}  # fmt: skip
-    store.write_run_info(root, request, {"output": {"run_id": "run-1"}})
+    store.write_run_info(root, recorded_request(plan), {"output": {"run_id": "run-1"}})
     for task in plan:
         payloads: dict[str, dict[str, Any]] = {}
         for attempt in task.attempts:

@@ -327,7 +327,8 @@ attempt_result_v2 = shuffled(
     )
 ) | st.builds(lambda count: {"retry_count": count}, st.integers(0, 5))
 
-# Run-level files, as the AgentCompass 1.0.1 writer writes them (its request: a benchmark id and an attempt plan).
+# Run-level files, as the AgentCompass 1.0.1 writer writes them (its request: a benchmark, harness, environment and
+# model id and an attempt plan, which reuse and analysis read back).
 utc_moments = moments.map(lambda moment: moment.replace(tzinfo=datetime.timezone.utc).isoformat())
 run_ids = trimmed
 attempt_plans = st.fixed_dictionaries({"k": st.integers(1, 5), "strategy": st.sampled_from(["avg", "pass"])})
@@ -336,6 +337,8 @@ request = st.fixed_dictionaries(
         "benchmark": st.fixed_dictionaries({"id": trimmed}, optional={"params": st.dictionaries(names, json_values)}),
         "execution": st.fixed_dictionaries({"attempts": attempt_plans}),
         "model": st.fixed_dictionaries({"id": trimmed}),  # analysis rebuilds the request, which requires it
+        "harness": st.fixed_dictionaries({"id": trimmed}),
+        "environment": st.fixed_dictionaries({"id": trimmed}),
     },
     optional={"output": st.fixed_dictionaries({"run_id": trimmed})},
 )

@@ -28,6 +28,7 @@ from agentbeats_spec import Issue, validate
 
 from ..agentcompass_runs import (
     Task,
+    analysis_request_refuses,
     metric_report,
     run_readers_refuse,
     runs,
@@ -585,12 +586,6 @@ def test_an_integer_beyond_2_53_the_browser_does_not_send_stays_a_warning(tmp_pa
     assert found == [("json.large-integer", "warning")]
 
 
-def _as_the_runner_writes_it(root: Path) -> None:
-    """The request as RunRequest.to_task_payload gives it, with the harness and environment write_run leaves out."""
-    _edit(root / "run_info.json", lambda data: data["request"].update(
-        harness={"id": "mini-swe-agent"}, environment={"id": "host_process"}))  # fmt: skip
-
-
 @pytest.mark.parametrize(
     ("change", "pointer", "code"),
     [
@@ -611,10 +606,7 @@ def _as_the_runner_writes_it(root: Path) -> None:
     ids=["no model id", "blank model id", "unknown execution member", "max_files 0", "unknown limit"],
 )
 def test_a_request_analysis_cannot_rebuild_is_an_error(tmp_path: Path, change: Change, pointer: str, code: str) -> None:
-    from ..agentcompass_runs import analysis_request_refuses
-
     root, plan = _finished_run(tmp_path)
-    _as_the_runner_writes_it(root)
     assert analysis_request_refuses(root) is None
     assert [i for i in validate(root) if i.severity in ("error", "warning")] == []
     _edit(root / "run_info.json", change)
@@ -625,12 +617,279 @@ def test_a_request_analysis_cannot_rebuild_is_an_error(tmp_path: Path, change: C
     assert found == [(code, pointer)]
 
 
-def test_artifact_limits_the_summary_merges_in_from_params_are_refused_there_too(tmp_path: Path) -> None:
+_ANALYSIS, _SUMMARY = "rule.analysis-refused", "rule.summary-refused"
+_EXECUTION = ("request", "execution")
+_ENVIRONMENT = ("request", "environment")
+# Each class of request RunRequest.from_params refuses: the change, the pointer and code of our one error, and what
+# 1.0.1 says (its ValueError). summary-refused where the summary, rebuilding the same spec, refuses it too.
+REFUSED_REQUESTS = {
+    "enable_analysis null": (_set(*_EXECUTION, "enable_analysis", value=None), "/request/execution/enable_analysis",
+                             _ANALYSIS, "enable_analysis must be a boolean"),
+    "keep_environment text": (_set(*_EXECUTION, "keep_environment", value="yes"),
+                              "/request/execution/keep_environment", _ANALYSIS, "keep_environment must be a boolean"),
+    "harness an empty array": (_set("request", "harness", value=[]), "/request/harness", _ANALYSIS,
+                               "harness id is required"),
+    "harness id blank": (_set("request", "harness", "id", value=" "), "/request/harness/id", _ANALYSIS,
+                         "harness id is required"),
+    "harness not an object": (_set("request", "harness", value="h"), "/request/harness", _ANALYSIS,
+                              "dictionary update sequence"),
+    "environment id blank": (_set(*_ENVIRONMENT, "id", value=""), "/request/environment/id", _ANALYSIS,
+                             "environment id is required"),
+    "environment unknown member": (_set(*_ENVIRONMENT, "region", value="eu"), "/request/environment/region",
+                                   _SUMMARY, "unknown parameters: region"),
+    "environment setup os": (_set(*_ENVIRONMENT, "setup", value={"os": "mac"}), "/request/environment/setup",
+                             _SUMMARY, "os must be linux or windows"),
+    "environment variable name": (_set(*_ENVIRONMENT, "env_variables", value={"1A": "x"}),
+                                  "/request/environment/env_variables", _SUMMARY, "environment variable names"),
+    "environment mode": (_set(*_ENVIRONMENT, "evaluation_environment_mode", value="sometimes"),
+                         "/request/environment/evaluation_environment_mode", _SUMMARY, "none, reuse, fresh"),
+    "require_startup_env text": (_set(*_ENVIRONMENT, "require_startup_env", value="yes"),
+                                 "/request/environment/require_startup_env", _SUMMARY, "boolean or null"),
+    "artifact_limits an array": (_set(*_EXECUTION, "artifact_limits", value=[]), "/request/execution/artifact_limits",
+                                 _SUMMARY, "ArtifactLimits must be a mapping"),
+    "max_files text": (_set(*_EXECUTION, "artifact_limits", "max_files", value="100000"),
+                       "/request/execution/artifact_limits", _SUMMARY, "max_files must be a positive integer"),
+    "unknown api_protocol": (_set("request", "model", "api_protocol", value="grpc"), "/request/model/api_protocol",
+                             _SUMMARY, "unsupported model api_protocol"),
+    "auto with another protocol": (_set("request", "model", "api_protocol", value=["auto", "anthropic"]),
+                                   "/request/model/api_protocol", _SUMMARY, "cannot be combined"),
+    "wrap_api_key null": (_set("request", "model", "wrap_api_key", value=None), "/request/model/wrap_api_key",
+                          _SUMMARY, "wrap_api_key must be a boolean"),
+    "model params text": (_set("request", "model", "params", value="t"), "/request/model/params", _ANALYSIS,
+                          "dictionary update sequence"),
+    "retry delay negative": (_set(*_EXECUTION, "retry_min_delay_seconds", value=-1),
+                             "/request/execution/retry_min_delay_seconds", _ANALYSIS, "finite positive number"),
+    "retry delay -0": (_set(*_EXECUTION, "retry_max_delay_seconds", value=-0.0),
+                       "/request/execution/retry_max_delay_seconds", _ANALYSIS, "finite positive number"),
+    "retry delays reversed": (_set(*_EXECUTION, "retry_min_delay_seconds", value=61),
+                              "/request/execution/retry_max_delay_seconds", _ANALYSIS, "must be >="),
+    "max_retries an array": (_set(*_EXECUTION, "max_retries", value=[0]), "/request/execution/max_retries", _ANALYSIS,
+                             "max_retries must be an integer"),
+    "retry pattern": (_set(*_EXECUTION, "retry_pattern_list", value=["("]), "/request/execution/retry_pattern_list",
+                      _ANALYSIS, "invalid regex"),
+    "analysis_params text": (_set(*_EXECUTION, "analysis_params", value="p"), "/request/execution/analysis_params",
+                             _ANALYSIS, "dictionary update sequence"),
+    "enabled_recipes a number": (_set(*_EXECUTION, "enabled_recipes", value=5), "/request/execution/enabled_recipes",
+                                 _ANALYSIS, "not iterable"),
+    "task_concurrency null": (_set(*_EXECUTION, "task_concurrency", value=None), "/request/execution/task_concurrency",
+                              _SUMMARY, "task_concurrency must be an integer"),
+    "artifact source relative": (_set(*_EXECUTION, "artifacts", value=["logs"]), "/request/execution/artifacts",
+                                 _SUMMARY, "must be absolute"),
+    "artifact destinations overlap": (_set(*_EXECUTION, "artifacts", value=["/a", "/a/b"]),
+                                      "/request/execution/artifacts", _SUMMARY, "destinations overlap"),
+    "artifact collect blank": (_set(*_EXECUTION, "artifact_collect", value=[" "]),
+                               "/request/execution/artifact_collect", _SUMMARY, "non-empty shell command"),
+    "runtime reuse text": (_set("request", "runtime", "reuse", value="yes"), "/request/runtime/reuse", _ANALYSIS,
+                           "runtime.reuse must be a boolean"),
+    "recipe_dirs text": (_set("request", "metadata", value={"recipe_dirs": "d"}), "/request/metadata/recipe_dirs",
+                         _ANALYSIS, "recipe_dirs must be a list"),
+    "benchmark params an array": (_set("request", "benchmark", "params", value=[1]), "/request/benchmark/params",
+                                  _ANALYSIS, "cannot convert dictionary update sequence"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("change", "pointer", "code", "says"), REFUSED_REQUESTS.values(), ids=REFUSED_REQUESTS)
+def test_each_request_refusal_of_from_params_is_one_error_at_its_member(
+    tmp_path: Path, change: Change, pointer: str, code: str, says: str
+) -> None:
     root, plan = _finished_run(tmp_path)
-    _edit(root / "params.json", lambda data: data["execution"].update(artifact_limits={"max_mb": 0}))
-    assert set(_refused(root, plan)) == {"summary"}  # deep_merge(params, request), then ExecutionSpec
+    _edit(root / "run_info.json", change)
+    refusal = analysis_request_refuses(root)  # launcher._load_run_info, then RunRequest.from_params
+    assert refusal is not None and says in str(refusal)
+    assert set(_refused(root, plan)) == ({"summary"} if code == _SUMMARY else set())
+    found = [(i.code, i.pointer) for i in validate(root) if i.severity == "error"]
+    assert found == [(code, pointer)]
+
+
+# Requests 1.0.1 takes (a stricter reading than its own would be a false error at the run root, which is two-way).
+ACCEPTED_REQUESTS = {
+    "harness as pairs": _set("request", "harness", value=[["id", "h"], ["params", {}]]),
+    "protocol padded": _set("request", "model", "api_protocol", value=" OpenAI-Chat "),
+    "protocol auto alone": _set("request", "model", "api_protocol", value=["auto", "", "auto"]),
+    "max_retries text": _set(*_EXECUTION, "max_retries", value=" 3 "),
+    "max_retries fractional": _set(*_EXECUTION, "max_retries", value=2.7),
+    "task_concurrency text": _set(*_EXECUTION, "task_concurrency", value="4"),
+    "recipes text": _set(*_EXECUTION, "enabled_recipes", value="abc"),
+    "analysis_params empty array": _set(*_EXECUTION, "analysis_params", value=[]),
+    "retry delays text": _set(*_EXECUTION, "retry_max_delay_seconds", value="7.5"),
+    "mode padded": _set(*_ENVIRONMENT, "evaluation_environment_mode", value=" FRESH "),
+    "setup held in params": _set(*_ENVIRONMENT, "params", value={"setup": {"os": "linux"}}),
+    "artifacts declared": _set(*_EXECUTION, "artifacts", value=["/logs/a", {"source": "/b", "exclude": ["*.tmp"]}]),
+    "collect command": _set(*_EXECUTION, "artifact_collect", value=["make", {"command": "x", "timeout_seconds": "9"}]),
+    "runtime null": _set("request", "runtime", value=None),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("change", ACCEPTED_REQUESTS.values(), ids=ACCEPTED_REQUESTS)
+def test_a_request_from_params_takes_is_no_error(tmp_path: Path, change: Change) -> None:
+    root, plan = _finished_run(tmp_path)
+    _edit(root / "run_info.json", change)
+    assert analysis_request_refuses(root) is None
+    assert set(_refused(root, plan)) == set()
+    assert [(i.code, i.pointer) for i in validate(root) if i.severity == "error"] == []
+
+
+@pytest.mark.parametrize(
+    ("request_limits", "params_limits", "refused"),
+    [
+        (None, {"max_mb": 0}, True),  # no limits in the request: params.json's are the summary's
+        ({"max_mb": 1, "max_files": 1, "timeout_seconds": 1}, {"max_mb": 0}, False),  # each overridden
+        ({"max_mb": 1, "max_files": 1, "timeout_seconds": 1}, {"max_gb": 1}, True),  # merged in, then refused
+        ({"max_mb": 1, "max_files": 1, "timeout_seconds": 1}, [], False),  # replaced by the request's object
+        ({}, {"max_files": "100000"}, True),
+    ],
+    ids=["request without limits", "overridden", "unknown limit merged in", "array replaced", "text max_files"],
+)
+def test_settings_the_summary_merges_in_from_params_are_judged_as_merged(
+    tmp_path: Path, request_limits: Any, params_limits: Any, refused: bool
+) -> None:
+    root, plan = _finished_run(tmp_path)
+
+    def limits(data: Any) -> None:
+        if request_limits is None:
+            del data["request"]["execution"]["artifact_limits"]
+        else:
+            data["request"]["execution"]["artifact_limits"] = request_limits
+
+    _edit(root / "run_info.json", limits)
+    _edit(root / "params.json", lambda data: data["execution"].update(artifact_limits=params_limits))
+    assert analysis_request_refuses(root) is None  # analysis reads run_info.json alone
+    # deep_merge(params, request), then ExecutionSpec
+    assert set(_refused(root, plan)) == ({"summary"} if refused else set())
     found = [(i.code, i.file, i.pointer) for i in validate(root) if i.severity == "error"]
-    assert found == [("rule.summary-refused", str(root / "params.json"), "/execution/artifact_limits")]
+    expected = [("rule.summary-refused", str(root / "params.json"), "/execution/artifact_limits")]
+    assert found == (expected if refused else [])
+
+
+@pytest.mark.parametrize(
+    ("member", "value", "refused"),
+    [("wrap_api_key", None, True), ("wrap_api_key", True, False), ("api_protocol", "grpc", True),
+     ("api_protocol", False, True), ("api_protocol", "Anthropic ", False)],
+)  # fmt: skip
+def test_model_settings_of_params_count_where_the_request_has_none(
+    tmp_path: Path, member: str, value: Any, refused: bool
+) -> None:
+    """The summary reads request.model's api_protocol and wrap_api_key, and params.json's where it has none."""
+    root, plan = _finished_run(tmp_path)
+    _edit(root / "params.json", lambda data: data["model"].update({member: value}))
+    assert set(_refused(root, plan)) == set()  # the request's own member wins
+    assert [i for i in validate(root) if i.severity == "error"] == []
+    _edit(root / "run_info.json", lambda data: data["request"]["model"].pop(member, None))
+    assert set(_refused(root, plan)) == ({"summary"} if refused else set())
+    found = [(i.code, i.file, i.pointer) for i in validate(root) if i.severity == "error"]
+    assert found == ([("rule.summary-refused", str(root / "params.json"), f"/model/{member}")] if refused else [])
+
+
+@pytest.mark.parametrize("edited", ["run_info.json", "params.json"])
+def test_two_benchmark_ids_in_the_runs_records_are_a_warning(tmp_path: Path, edited: str) -> None:
+    """Reuse with the request that made the run (params.json's) refuses a run_info.json naming another benchmark;
+    an edited params.json refuses nothing. Which file was edited cannot be told: a warning (docs/spec-notes.md)."""
+    root, plan = _finished_run(tmp_path)
+    at = ("request", "benchmark", "id") if edited == "run_info.json" else ("benchmark", "id")
+    _edit(root / edited, _set(*at, value="other"))
+    refused = _refused(root, plan)  # reuse with persistence_params, the request params.json records
+    assert set(refused) == ({"reuse"} if edited == "run_info.json" else set())
+    assert all("same Benchmark ID" in str(error) for error in refused.values())
+    assert analysis_request_refuses(root) is None
+    found = [(i.code, i.severity, i.file, i.pointer) for i in validate(root) if i.severity != "info"]
+    assert found == [("rule.writer-shape", "warning", str(root / "run_info.json"), "/request/benchmark/id")]
+
+
+# ------------------------------------------------ the request's verdict against RunRequest.from_params, at random
+
+# Values the mutations put in; the members are every member of the recorded request (and a few it leaves out), but
+# the benchmark id and attempt plan (reuse's, tested above) and the resources and network policies, which the check
+# does not judge (docs/spec-notes.md).
+_VALUES = [
+    None, True, False, 0, -0.0, 1, -1, 2.5, 10**30, 1e308, "", " ", "x", "3", " 7.5 ", "Anthropic ", "auto", "fresh",
+    "linux", "/abs", "rel", [], [0], ["x"], [["id", "h"]], ["auto", "anthropic"], ["auto"], ["("], {}, {"os": "mac"},
+    {"os": "linux", "image": " "}, {"id": "x"}, {"bogus": 1}, {"command": "make"}, {"source": "/a"}, {"A_B": "1"},
+    {"1A": "x"}, [{"source": "/a"}, {"source": "/a/b"}], [{"command": " "}], {"max_mb": 1e-7}, {"max_files": True},
+]  # fmt: skip
+_UNJUDGED = ("resources", "run_resources", "evaluation_resources", "network_policy")
+_EXTRA = [
+    ("metadata",), ("metadata", "recipe_dirs"), ("metadata", "config_path"), ("execution", "retry_pattern_list"),
+    ("environment", "params", "setup"), ("environment", "params", "require_startup_env"), ("model", "id"),
+    ("harness", "id"), ("environment", "id"), ("execution", "bogus"), ("environment", "bogus"),
+]  # fmt: skip
+
+
+def _members(value: Any, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found = []
+    for name, each in value.items() if isinstance(value, dict) else ():
+        at = (*path, name)
+        if at in (("benchmark",), ("benchmark", "id"), ("execution",), ("environment", "params")):
+            found.extend(_members(each, at))
+            continue
+        if at[:2] == ("execution", "attempts") or any(part in name for part in _UNJUDGED):
+            continue
+        found.append(at)
+        found.extend(_members(each, at))
+    return found
+
+
+def _mutated(request: dict[str, Any], changes: list[tuple[tuple[str, ...], Any]]) -> dict[str, Any]:
+    changed = json.loads(json.dumps(request))
+    for path, value in changes:
+        parent = changed
+        for name in path[:-1]:
+            parent = parent.setdefault(name, {}) if isinstance(parent, dict) else {}
+        if isinstance(parent, dict):
+            if value is _drop:
+                parent.pop(path[-1], None)
+            else:
+                parent[path[-1]] = json.loads(json.dumps(value))
+    return changed
+
+
+def _released(folder: Path, request: dict[str, Any], params: dict[str, Any]) -> tuple[bool, bool]:
+    """(RunRequest.from_params refuses, the summary's launcher._summary_request_from_run_dir refuses)."""
+    from agentcompass import launcher
+    from agentcompass.runtime.models.request import RunRequest
+
+    try:
+        RunRequest.from_params(json.loads(json.dumps(request)))
+        analysis = False
+    except Exception:  # any exception is a refusal
+        analysis = True
+    run = folder / "results" / "demo" / "m" / "run"
+    run.mkdir(parents=True, exist_ok=True)
+    info = {"schema_version": "agentcompass.run_info.v3", "run_id": "run-1", "request": request}
+    (run / "run_info.json").write_text(json.dumps(info), encoding="utf-8")
+    (run / "params.json").write_text(json.dumps(params), encoding="utf-8")
+    try:
+        launcher._summary_request_from_run_dir(run, launcher.load_run_config(None)).to_persistence_params()
+        summary = False
+    except Exception:
+        summary = True
+    return analysis, summary
+
+
+def test_our_request_verdict_is_from_params_and_the_summarys_for_many_mutated_requests(tmp_path: Path) -> None:
+    """Hundreds of requests, each the recorded one with one to three members set or removed: our error iff
+    RunRequest.from_params or the summary refuses, summary-refused exactly where the summary does."""
+    from agentbeats_spec.rules import agentcompass_run
+
+    from ..agentcompass_runs import recorded_request
+
+    plan = uniform(_plain_plan())
+    request = recorded_request(plan)
+    paths = sorted(set(_members(request)) | set(_EXTRA))
+    change = st.tuples(st.sampled_from(paths), st.sampled_from([*_VALUES, _drop]))
+    disagreements: list[str] = []
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(st.lists(change, min_size=1, max_size=3))
+    def each(changes: list[tuple[tuple[str, ...], Any]]) -> None:
+        mutated = _mutated(request, changes)
+        analysis, summary = _released(tmp_path, mutated, _params(plan))
+        info = {"schema_version": "agentcompass.run_info.v3", "run_id": "run-1", "request": mutated}
+        ours = {f.code for f in agentcompass_run.run_info(info) if f.code in (_ANALYSIS, _SUMMARY)}
+        if bool(ours) != (analysis or summary) or (_SUMMARY in ours) != summary or (_ANALYSIS in ours and not analysis):
+            disagreements.append(f"{changes}: from_params {analysis}, summary {summary}, ours {sorted(ours)}")
+
+    each()
+    assert disagreements == []
 
 
 def test_a_byte_order_mark_in_progress_jsonl_is_a_warning_as_no_reader_reads_it(tmp_path: Path) -> None:

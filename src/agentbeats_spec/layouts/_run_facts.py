@@ -12,6 +12,9 @@ metric holds. :func:`agree` compares them once every unit is checked:
   declares artifacts is an object (``RunStore._materialize_reused_execution_plans``,
   ``_materialize_attempt_artifacts``); a plan for no task of the run, or null for a task without declared
   artifacts, is never read (only the writer's shape warns of it);
+- the settings of params.json the summary merges under run_info.json's request (its execution, and the model's
+  api_protocol and wrap_api_key where the request has none) are judged as merged (``agentcompass_run.merged_params``),
+  and two benchmark ids in the two files are a warning (reuse requires the one run_info.json names);
 - each attempt metric of a published task is one metrics.json declares, of its kind: a boolean for binary_success,
   a number for scalar (``MetricContract.validate_observations``, which the summary runs on every attempt); a
   report above k = 1 need not list every metric of the contract, so there only the kinds are compared.
@@ -30,6 +33,7 @@ from .._text import quote
 from ..checking._collect import Collector
 from ..checking._examine import Examined
 from ..reading._pointers import join
+from ..rules import agentcompass_run
 from ..rules._common import is_int
 from ..rules.agentcompass import KNOWN_STRATEGIES
 
@@ -70,6 +74,10 @@ def run_info_facts(collector: Collector, scope: str, examined: Examined, data: d
     plan = normalized_plan(execution.get("attempts") if isinstance(execution, dict) else None)
     if plan is not None:
         found.append(("/request/execution/attempts", {"of": "plan", **plan}))
+    if isinstance(request, dict) and data.get("schema_version") == "agentcompass.run_info.v3":  # as summary reads
+        found.append(("/request", {"of": "summarized", **agentcompass_run.summarized(request)}))
+        if (benchmark := agentcompass_run.benchmark_id(request)) is not None:
+            found.append(("/request/benchmark/id", {"of": "benchmark", "id": benchmark}))
     plans = data.get("resolved_execution_plans")
     for task_id, entry in plans.items() if isinstance(plans, dict) else ():  # else the file's own rule refuses it
         at = join("/resolved_execution_plans", task_id)
@@ -80,6 +88,18 @@ def run_info_facts(collector: Collector, scope: str, examined: Examined, data: d
         for key, value in attempts.items():
             if not isinstance(value, dict) and value is not None:
                 found.append((join(at, "attempts", key), {"of": "resolved", "task": task_id, "attempt": key}))
+    _facts(collector, scope, examined, found)
+
+
+def params_facts(collector: Collector, scope: str, examined: Examined, data: dict[str, Any]) -> None:
+    """params.json's members the summary merges under run_info.json's request, one fact each."""
+    found: list[tuple[str, dict[str, Any]]] = [
+        (join("/" + section, name), {"of": "params", "section": section, "name": name, "value": value})
+        for section, members in agentcompass_run.summarized(data).items()
+        for name, value in members.items()
+    ]
+    if (benchmark := agentcompass_run.benchmark_id(data)) is not None:
+        found.append(("/benchmark/id", {"of": "params-benchmark", "id": benchmark}))
     _facts(collector, scope, examined, found)
 
 
@@ -218,6 +238,21 @@ def _agree(found: Iterable[tuple[Fact, dict[str, Any]]]) -> list[Issue]:
                     f"{', '.join(task['declared'])} declare artifacts, whose limits reuse reads from it",
                 )
             )
+    requests = [value for _, value in by_role.get("summarized", [])]
+    for fact, value in by_role.get("params", []) if requests else ():  # without a v3 request, no summary at all
+        finding = agentcompass_run.merged_params(value["section"], value["name"], value["value"], requests[0])
+        if finding is not None:
+            issues.append(_issue(fact, finding.code, finding.message))
+    recorded = [value["id"] for _, value in by_role.get("params-benchmark", [])]
+    for fact, value in by_role.get("benchmark", []) if recorded else ():
+        if value["id"] != recorded[0]:
+            message = agentcompass_run.benchmark_disagrees(value["id"], recorded[0])
+            issues.append(
+                Issue(
+                    file=fact.file, kind=fact.kind, pointer=fact.pointer, line=fact.line, column=fact.column,
+                    severity="warning", code="rule.writer-shape", message=message,
+                )
+            )  # fmt: skip
     contracts = [value for _, value in by_role.get("contract", [])]
     if contracts:
         issues.extend(_metrics(contracts[0]["metrics"], bool(contracts[0]["complete"]), by_role.get("task", [])))

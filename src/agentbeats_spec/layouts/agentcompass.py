@@ -142,7 +142,7 @@ def _plan_run_root(root: Path, walk: Walk, others: tuple[Layout, ...], layouts: 
         elif entry.name == "run_info.json" and not entry.is_folder:
             walk.defer(run_info_unit, entry.path, str(root))
         elif entry.name in _BROWSED and not entry.is_folder:
-            walk.defer(browsed_file_unit, entry.path, RUN_FILES[entry.name])
+            walk.defer(browsed_file_unit, entry.path, RUN_FILES[entry.name], str(root))
         elif entry.name in RUN_FILES and not entry.is_folder:
             walk.defer(named_file_unit, entry.path, RUN_FILES[entry.name])
         elif entry.name == MIGRATION_STAGING:
@@ -229,9 +229,14 @@ def _rounded_by_browser(examined: Examined, shown: tuple[str, ...] = ("",), unse
     return Examined(examined.document, examined.kind, findings, examined.file, examined.overflow)
 
 
-def browsed_file_unit(collector: Collector, path: Path, kind: str) -> None:
-    """A run-level file the result browser shows, checked as its kind."""
-    collector.add(_rounded_by_browser(examine_named(path, _kinds.get(kind))))
+def browsed_file_unit(collector: Collector, path: Path, kind: str, scope: str | None = None) -> None:
+    """A run-level file the result browser shows, checked as its kind; what the summary merges of params.json under
+    run_info.json's request is a fact of the run (``_run_facts``)."""
+    examined = _rounded_by_browser(examine_named(path, _kinds.get(kind)))
+    collector.add(examined)
+    data = members(examined) if path.name == "params.json" and scope is not None else None
+    if data is not None:
+        _run_facts.params_facts(collector, scope or "", examined, data)
 
 
 def run_info_unit(collector: Collector, path: Path, scope: str) -> None:

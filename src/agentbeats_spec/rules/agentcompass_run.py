@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import PurePosixPath
 from typing import Any
 
 from .._issues import Anchor, Finding
@@ -97,7 +98,7 @@ def run_info(data: Any) -> Iterator[Finding]:
     if isinstance(request, dict):
         yield from _request(request)
         if version == "agentcompass.run_info.v3":
-            yield from _analysis_request(request)
+            yield from _rebuilt_request(request)
     if "resolved_execution_plans" in data:
         yield from _resolved_plans(data["resolved_execution_plans"])
 
@@ -147,7 +148,6 @@ def _request(request: dict[str, Any]) -> Iterator[Finding]:
             anchor=_anchor(request, "execution"),
         )
         return
-    yield from _summary_execution(execution)
     attempts = execution.get("attempts")
     if not isinstance(attempts, dict):
         yield Finding(
@@ -161,36 +161,396 @@ def _request(request: dict[str, Any]) -> Iterator[Finding]:
     yield from attempt_plan(attempts, "/request/execution/attempts")
 
 
-# The members of request.execution that RunRequest.from_params takes (ExecutionSpec.validate_fields refuses any
-# other): the fields of ExecutionSpec in 1.0.1.
-EXECUTION_MEMBERS = (
-    "task_concurrency", "attempts", "enabled_recipes", "keep_environment", "enable_analysis", "analysis_params",
-    "max_retries", "retry_pattern_list", "retry_min_delay_seconds", "retry_max_delay_seconds", "run_timeout_seconds",
-    "run_timer_compensation_seconds", "evaluation_timeout_seconds", "timeout_multiplier", "run_timeout_multiplier",
-    "evaluation_timeout_multiplier", "runresult_collect_timeout_seconds", "artifact_collect_timeout_seconds",
-    "artifact_limits", "save_artifacts", "artifacts", "artifact_collect",
-)  # fmt: skip
+# ------------------------------------------------------------- the request as AgentCompass 1.0.1 rebuilds it
+
 ANALYSIS = "AgentCompass 1.0.1 cannot analyze this run"
+# Each check of one member gives what 1.0.1 requires of it, or None where it takes the value.
+Requires = Callable[[Any], "str | None"]
+_OBJECT = "an object (or an array of pairs, which dict() reads as one)"
 
 
-def _analysis_request(request: dict[str, Any]) -> Iterator[Finding]:
-    """What ``RunRequest.from_params``, which analysis (``launcher.analyze``) runs on the request, refuses of the
-    model and the execution settings: ``ModelSpec`` requires an id (``str(id or "").strip()``), and
-    ``ExecutionSpec.validate_fields`` refuses a member it does not know."""
-    model = request.get("model")
-    if model and not isinstance(model, dict):
-        yield Finding("/request/model", "rule.analysis-refused", f"{ANALYSIS}: request.model is {_what(model)}")
-    elif not str((model or {}).get("id") or "").strip():
-        where = "/request/model/id" if isinstance(model, dict) else "/request/model"
-        found = _found(model, "id") if isinstance(model, dict) else "missing"
-        yield Finding(
-            where,
-            "rule.analysis-refused",
-            f"{ANALYSIS}: request.model.id is {found}; analysis rebuilds the request, which requires a model id",
-            anchor=Anchor.VALUE if isinstance(model, dict) and "id" in model else Anchor.PARENT,
-        )
+def _as_mapping(value: Any) -> dict[Any, Any] | None:
+    """``dict(value or {})``, as ``RunRequest.from_params`` reads each section and its params: a falsy value is
+    empty, an array of pairs (two-item arrays, two-character texts, two-member objects) is read as one; None where
+    dict() raises."""
+    if not value:
+        return {}
+    if isinstance(value, dict):
+        return value
+    if not isinstance(value, list):
+        return None
+    pairs: dict[Any, Any] = {}
+    for item in value:
+        if not isinstance(item, (list, str, dict)) or len(item) != 2:
+            return None
+        key, each = list(item)
+        if isinstance(key, (list, dict)):  # unhashable
+            return None
+        pairs[key] = each
+    return pairs
+
+
+def _text(value: Any) -> str | None:
+    """``str(value)``, None where it raises (an integer of more than 4,300 digits, an array nested past Python's
+    recursion limit), as it raises in 1.0.1."""
+    try:
+        return str(value)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _dict_of(value: Any) -> str | None:
+    return None if _as_mapping(value) is not None else _OBJECT
+
+
+def _textual(value: Any) -> str | None:
+    return None if _text(value) is not None else "text (str() of an integer of more than 4,300 digits fails)"
+
+
+def _boolean(value: Any) -> str | None:
+    return None if isinstance(value, bool) else "true or false"
+
+
+def _boolean_or_null(value: Any) -> str | None:
+    return None if value is None or isinstance(value, bool) else "true, false or null"
+
+
+def _positive(value: Any) -> str | None:
+    return None if _positive_number(value) else "a finite positive number"
+
+
+def _positive_or_null(value: Any) -> str | None:
+    return None if value is None or _positive_number(value) else "a finite positive number or null"
+
+
+def _integer(value: Any) -> str | None:
+    return None if _integral(value) else "an integer (a number, or text int() reads)"
+
+
+def _recipes(value: Any) -> str | None:
+    """``[str(item).strip() for item in (value or [])]``: anything falsy or iterable."""
+    if value and not isinstance(value, (list, str, dict)):
+        return "an array of recipe names"
+    items = value if isinstance(value, list) else []
+    return None if all(_text(item) is not None for item in items) else "an array of recipe names"
+
+
+def _patterns(value: Any) -> str | None:
+    """``retry_pattern_list``: null or an array of regular expressions Python's re compiles."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        return "null or an array of regular expressions (text)"
+    for item in value:
+        try:
+            re.compile(item)
+        except Exception:  # re.error, and RecursionError or OverflowError on a pathological pattern
+            return f"regular expressions Python compiles, which {quote(item)} is not"
+    return None
+
+
+def _limits(value: Any) -> str | None:
+    """``ArtifactLimits.from_value``."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        return "an object {max_mb, max_files, timeout_seconds} or null"
+    if unknown := [name for name in value if name not in ("max_mb", "max_files", "timeout_seconds")]:
+        return f"an object of max_mb, max_files and timeout_seconds only, not {quote(unknown[0])}"
+    size = value.get("max_mb", 1)
+    try:
+        megabytes = float(size) if isinstance(size, (int, float)) and not isinstance(size, bool) else math.nan
+    except OverflowError:
+        megabytes = math.inf
+    if not math.isfinite(megabytes * 1024**2) or megabytes * 1024**2 < 1:
+        return f"max_mb a finite number of at least 1/1048576, not {_what(size)}"
+    files = value.get("max_files", 1)
+    if not is_int(files) or files < 1:
+        return f"max_files an integer of at least 1, not {_what(files)}"
+    if not _positive_number(value.get("timeout_seconds", 1)):
+        return f"timeout_seconds a finite positive number, not {_what(value['timeout_seconds'])}"
+    return None
+
+
+def _sandbox_path(value: Any) -> str | None:
+    """``artifacts._sandbox_path``: the normalized absolute path, or None."""
+    if not isinstance(value, str) or "\0" in value or "\\" in value:
+        return None
+    path = PurePosixPath(value)
+    if not path.is_absolute() or value.startswith("//") or ".." in path.parts or str(path) == "/":
+        return None
+    return str(path)
+
+
+def _store_path(value: Any) -> PurePosixPath | None:
+    """``artifacts._store_path``: a relative path below the artifact directory, or None."""
+    if not isinstance(value, str) or not value or "\0" in value or "\\" in value:
+        return None
+    path = PurePosixPath(value)
+    return None if path.is_absolute() or ".." in path.parts or str(path) == "." else path
+
+
+def _artifacts(value: Any) -> str | None:
+    """``normalize_artifacts``: null, or an array of paths and ``ArtifactSpec`` objects whose stored destinations
+    do not overlap."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        return "null or an array of artifact declarations"
+    stored: list[PurePosixPath] = []
+    for item in value:
+        spec = {"source": item} if isinstance(item, str) else item
+        if not isinstance(spec, dict) or "source" not in spec or set(spec) - {"source", "destination", "exclude",
+                                                                             "service"}:  # fmt: skip
+            return "artifact declarations each a path or an object of source, destination, exclude and service"
+        source = _sandbox_path(spec["source"])
+        if source is None:
+            return "each artifact source an absolute POSIX path other than / without '..', '\\' or NUL"
+        destination = spec.get("destination")
+        target = _store_path(source.lstrip("/") if destination is None else destination)
+        if target is None:
+            return "each artifact destination a relative POSIX path without '..', '\\' or NUL"
+        exclude = spec.get("exclude", [])
+        if not isinstance(exclude, list) or any(not isinstance(each, str) or not each or "\0" in each
+                                                for each in exclude):  # fmt: skip
+            return "each artifact exclude an array of non-empty patterns"
+        if spec.get("service") not in (None, "main"):
+            return "each artifact service null or 'main'"
+        if any(target == other or target in other.parents or other in target.parents for other in stored):
+            return f"artifact destinations that do not overlap, which {quote(str(target))} does"
+        stored.append(target)
+    return None
+
+
+def _collect(value: Any) -> str | None:
+    """``normalize_artifact_collect``: null, or an array of commands and ``ArtifactCollectCommand`` objects."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        return "null or an array of artifact collect commands"
+    for item in value:
+        spec = {"command": item} if isinstance(item, str) else item
+        if not isinstance(spec, dict) or "command" not in spec or set(spec) - {"command", "timeout_seconds",
+                                                                               "service"}:  # fmt: skip
+            return "artifact collect commands each a command or an object of command, timeout_seconds and service"
+        command = spec["command"]
+        if not isinstance(command, str) or not command.strip() or "\0" in command:
+            return "each artifact collect command a non-empty shell command"
+        if not _positive_number(spec.get("timeout_seconds", 60)):
+            return "each artifact collect timeout_seconds a finite positive number"
+        if spec.get("service", "main") != "main":
+            return "each artifact collect service 'main'"
+    return None
+
+
+_PROTOCOLS = ("openai-chat", "openai-responses", "anthropic")
+_PROTOCOL = f"'auto', {', '.join(_PROTOCOLS)}, or an array of them"
+
+
+def _protocol(value: Any) -> str | None:
+    """``normalize_model_api_protocol``: each text stripped and lower-cased, a known protocol or 'auto' (not with
+    another in an array); null and empty text are 'auto'."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        text = _text(value)
+        known = text is not None and text.strip().lower() in ("", "auto", *_PROTOCOLS)
+        return None if known else _PROTOCOL
+    protocols: list[str] = []
+    for item in value:
+        text = _text(item)
+        if text is None or text.strip().lower() not in ("", "auto", *_PROTOCOLS):
+            return _PROTOCOL
+        if text.strip() and text.strip().lower() not in protocols:
+            protocols.append(text.strip().lower())
+    return None if "auto" not in protocols or len(protocols) == 1 else "'auto' alone, not with another protocol"
+
+
+def _protocol_or_auto(value: Any) -> str | None:
+    """What ``RunRequest.from_params`` passes: ``api_protocol or ""``."""
+    return _protocol(value or "")
+
+
+# Each member a rebuilt section reads: (what RunRequest.from_params requires, what the summary requires). The
+# summary (launcher._summary_request_from_run_dir) rebuilds the model, environment and execution settings with the
+# same specs where the request holds an object (the run's execution merged over params.json's); None where it
+# does not read the member or takes any value. A member missing is its default, which both take.
+_Row = tuple[Requires | None, Requires | None]
+_MODEL: dict[str, _Row] = {
+    "base_url": (_textual, None), "api_key": (_textual, None), "params": (_dict_of, None),
+    "api_protocol": (_protocol_or_auto, _protocol), "wrap_api_key": (_boolean, _boolean),
+}  # fmt: skip
+_EXECUTION: dict[str, _Row] = {
+    "task_concurrency": (_integer, _integer), "enabled_recipes": (_recipes, None),
+    "keep_environment": (_boolean, None), "enable_analysis": (_boolean, None), "analysis_params": (_dict_of, None),
+    "max_retries": (_integer, None), "retry_pattern_list": (_patterns, None),
+    "retry_min_delay_seconds": (_positive, None), "retry_max_delay_seconds": (_positive, None),
+    "run_timeout_seconds": (_positive_or_null, _positive_or_null),
+    "run_timer_compensation_seconds": (_positive, _positive),
+    "evaluation_timeout_seconds": (_positive_or_null, _positive_or_null), "timeout_multiplier": (_positive, _positive),
+    "run_timeout_multiplier": (_positive_or_null, _positive_or_null),
+    "evaluation_timeout_multiplier": (_positive_or_null, _positive_or_null),
+    "runresult_collect_timeout_seconds": (_positive, _positive),
+    "artifact_collect_timeout_seconds": (_positive_or_null, _positive_or_null),
+    "artifact_limits": (_limits, _limits), "save_artifacts": (_boolean_or_null, _boolean_or_null),
+    "artifacts": (_artifacts, _artifacts), "artifact_collect": (_collect, _collect),
+}  # fmt: skip
+# The members of request.execution that RunRequest.from_params takes (ExecutionSpec.validate_fields refuses any
+# other): the fields of ExecutionSpec in 1.0.1. attempts is reuse's plan (attempt_plan).
+EXECUTION_MEMBERS = ("attempts", *_EXECUTION)
+_RUNTIME: dict[str, _Row] = {
+    "reuse": (_boolean_or_null, None), "reuse_run_id": (_textual, None), "checkpoint_resume": (_boolean_or_null, None),
+}  # fmt: skip
+_OUTPUT: dict[str, _Row] = {"run_name": (_textual, None), "run_id": (_textual, None)}
+
+
+def _recipe_dirs(value: Any) -> str | None:
+    if value is None or (isinstance(value, list) and all(isinstance(item, str) for item in value)):
+        return None
+    return "null or an array of directory paths (text)"
+
+
+_METADATA: dict[str, _Row] = {
+    "config_path": (_textual, None), "recipe_dirs": (_recipe_dirs, None), "request_name": (_textual, None),
+}  # fmt: skip
+
+# EnvironmentSpec's structured members; from_payload refuses any other beside id and params, and takes one held in
+# params as a lower layer of it. Resources and network policies are not judged here (docs/spec-notes.md).
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SETUP = ("image", "build_timeout_seconds", "workdir", "os")
+_ENVIRONMENT_MEMBERS = (
+    "resources", "run_resources", "evaluation_resources", "baseline_network_policy",
+    "evaluation_baseline_network_policy", "run_network_policy", "evaluation_network_policy",
+    "evaluation_environment_mode", "env_variables", "run_env_variables", "evaluation_env_variables",
+    "evaluation_environment_env_variables", "require_startup_env", "setup", "evaluation_setup",
+)  # fmt: skip
+
+
+def _setup_layer(value: Any) -> str | None:
+    """``EnvironmentSetup.config_payload`` of one layer."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        return "null or an object of image, build_timeout_seconds, workdir and os"
+    if unknown := [name for name in value if name not in _SETUP]:
+        return f"an object of image, build_timeout_seconds, workdir and os only, not {quote(str(unknown[0]))}"
+    return None
+
+
+def _setup(layers: list[Any]) -> str | None:
+    """``EnvironmentSetup`` of the merged layers (a null member is left out of the merge)."""
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        merged.update({name: value for name, value in (layer or {}).items() if value is not None})
+    if merged.get("os") not in (None, "linux", "windows"):
+        return "os 'linux' or 'windows'"
+    image = merged.get("image")
+    if image is not None and (not isinstance(image, str) or not image.strip()):
+        return "image non-empty text"
+    if _positive_or_null(merged.get("build_timeout_seconds")):
+        return "build_timeout_seconds a finite positive number"
+    workdir = merged.get("workdir")
+    if workdir is not None and (not isinstance(workdir, str) or not workdir.startswith("/") or "\0" in workdir):
+        return "workdir an absolute POSIX path"
+    return None
+
+
+def _env_variables(value: Any) -> str | None:
+    """``parse_env_variables``: null or an object whose names are environment variable names."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        return "null or an object of environment variables"
+    for name, each in value.items():
+        if not _ENV_NAME.fullmatch(str(name or "").strip()) or (each is not None and _text(each) is None):
+            return f"an object whose names are environment variable names, which {quote(str(name))} is not"
+    return None
+
+
+def _environment_mode(value: Any) -> str | None:
+    if value is None or (_text(value or "") or "").strip().lower() in ("none", "reuse", "fresh"):
+        return None
+    return "null, 'none', 'reuse' or 'fresh'"
+
+
+def _environment(environment: dict[Any, Any], at: str) -> Iterator[tuple[str, Any, str]]:
+    """``EnvironmentSpec.from_payload``: (pointer, value, what it requires) of each member it refuses."""
+    for name in environment:
+        if name not in ("id", "params", *_ENVIRONMENT_MEMBERS):
+            yield join(at, name), environment[name], "only id, params and EnvironmentSpec's members"
+    params = _as_mapping(environment.get("params"))
+    if params is None:
+        yield join(at, "params"), environment["params"], _OBJECT
+        return
+    # a member held in params is the lower layer, the member itself the upper (EnvironmentSpec.from_config)
+    layers = {name: [(join(at, "params", name), params[name])] for name in _ENVIRONMENT_MEMBERS if name in params}
+    for name in _ENVIRONMENT_MEMBERS:
+        if name in environment:
+            layers.setdefault(name, []).append((join(at, name), environment[name]))
+    for name, found in layers.items():
+        top_pointer, top = found[-1]
+        if name in ("setup", "evaluation_setup"):
+            shaped = [(pointer, value, _setup_layer(value)) for pointer, value in found]
+            refused = [(pointer, value, why) for pointer, value, why in shaped if why is not None]
+            if refused:
+                yield refused[0]
+            elif (why := _setup([value for _, value in found])) is not None:
+                yield top_pointer, top, why
+        elif "env_variables" in name:
+            for pointer, value in found:
+                if (why := _env_variables(value)) is not None:
+                    yield pointer, value, why
+        else:
+            merged = next((value for _, value in reversed(found) if value is not None), None)
+            pointer = next((pointer for pointer, value in reversed(found) if value is not None), top_pointer)
+            check = {"require_startup_env": _boolean_or_null, "evaluation_environment_mode": _environment_mode}
+            if name in check and (why := check[name](merged)) is not None:
+                yield pointer, merged, why
+
+
+def _rebuilt_request(request: dict[str, Any]) -> Iterator[Finding]:
+    """What ``RunRequest.from_params`` refuses of the request, which analysis (``launcher._load_run_info``)
+    rebuilds; the summary rebuilds the model, environment and execution settings with the same specs, so what it
+    refuses too is rule.summary-refused. The benchmark id and the attempt plan are reuse's (``_request``)."""
+    yield from _model_id(request)
+    benchmark = request.get("benchmark")
+    if isinstance(benchmark, dict) and _as_mapping(benchmark.get("params")) is None:
+        yield _refused("/request/benchmark/params", benchmark["params"], _OBJECT, False, True)
+    for section in ("harness", "environment", "runtime", "output", "metadata", "model"):
+        if _as_mapping(request.get(section)) is None:
+            yield _refused(join("/request", section), request[section], _OBJECT, False, True)
+    harness = _as_mapping(request.get("harness"))
+    if harness is not None:
+        yield from _identity(harness, "harness", request)
+        if _as_mapping(harness.get("params")) is None:
+            yield _refused("/request/harness/params", harness["params"], _OBJECT, False, True)
+    environment = _as_mapping(request.get("environment"))
+    if environment is not None:
+        yield from _identity(environment, "environment", request)
+        read = isinstance(request.get("environment"), dict)  # the summary reads only an object
+        for pointer, value, why in _environment(environment, "/request/environment"):
+            yield _refused(pointer, value, why, read, True)
+    for section, table in (("model", _MODEL), ("runtime", _RUNTIME), ("output", _OUTPUT), ("metadata", _METADATA)):
+        found = _as_mapping(request.get(section))
+        yield from _rows(found or {}, table, join("/request", section), isinstance(request.get(section), dict))
     execution = request.get("execution")
-    execution = execution if isinstance(execution, dict) else {}
+    if isinstance(execution, dict):  # else reuse refuses it (_request)
+        yield from _execution(execution)
+
+
+def _rows(section: dict[Any, Any], table: dict[str, _Row], at: str, summarized: bool) -> Iterator[Finding]:
+    for name, (analysis, summary) in table.items():
+        if name not in section:
+            continue
+        value = section[name]
+        by_analysis = analysis(value) if analysis is not None else None
+        by_summary = summary(value) if summary is not None and summarized else None
+        if by_analysis is not None or by_summary is not None:
+            yield _refused(join(at, name), value, by_summary or by_analysis or "", by_summary is not None,
+                           by_analysis is not None)  # fmt: skip
+
+
+def _execution(execution: dict[str, Any]) -> Iterator[Finding]:
     for name in execution:
         if name not in EXECUTION_MEMBERS:
             match = closest(name, [each for each in EXECUTION_MEMBERS if each not in execution])
@@ -201,68 +561,134 @@ def _analysis_request(request: dict[str, Any]) -> Iterator[Finding]:
                 f"{ANALYSIS}: request.execution holds {quote(name)}, which ExecutionSpec does not know{hint}",
                 anchor=Anchor.KEY,
             )
+    yield from _rows(execution, _EXECUTION, "/request/execution", True)
+    low, high = execution.get("retry_min_delay_seconds", 5), execution.get("retry_max_delay_seconds", 60)
+    if _positive_number(low) and _positive_number(high) and float(high) < float(low):
+        yield _refused(
+            "/request/execution/retry_max_delay_seconds",
+            high,
+            f"at least retry_min_delay_seconds ({_what(low)})",
+            False,
+            True,
+        )
 
 
-def artifact_limits(limits: Any, pointer: str) -> Iterator[Finding]:
-    """``ArtifactLimits.from_value``, which ExecutionSpec runs on the summary's and analysis' merged settings."""
-    if limits is None:
+def _model_id(request: dict[str, Any]) -> Iterator[Finding]:
+    """``ModelSpec`` requires an id, ``str(id or "").strip()`` (the summary falls back to the run's folder)."""
+    model = _as_mapping(request.get("model"))
+    if model is None:
         return
-    why = None
-    if not isinstance(limits, dict):
-        why = f"is {_what(limits)}; expected an object"
-    elif unknown := [name for name in limits if name not in ("max_mb", "max_files", "timeout_seconds")]:
-        why = f"holds {quote(unknown[0])}; it holds only max_mb, max_files and timeout_seconds"
+    text = _text(model.get("id") or "")
+    if not (text or "").strip():
+        where = "/request/model/id" if isinstance(request.get("model"), dict) else "/request/model"
+        found = _what(model["id"]) if "id" in model else "missing"
+        yield Finding(
+            where,
+            "rule.analysis-refused",
+            f"{ANALYSIS}: request.model.id is {found}; analysis rebuilds the request, which requires a model id",
+            anchor=Anchor.VALUE if "id" in model else Anchor.PARENT,
+        )
+
+
+def _identity(section: dict[Any, Any], name: str, request: dict[str, Any]) -> Iterator[Finding]:
+    """``HarnessSpec`` and ``EnvironmentSpec`` require an id, ``str(id or "").strip()``: the summary gives a
+    missing one its own (summary, host_process), analysis refuses the request."""
+    text = _text(section.get("id") or "")
+    if (text or "").strip():
+        return
+    inside = isinstance(request.get(name), dict)
+    found = _what(section["id"]) if "id" in section else "missing"
+    article = "an" if name == "environment" else "a"
+    yield Finding(
+        f"/request/{name}/id" if inside else f"/request/{name}",
+        "rule.analysis-refused",
+        f"{ANALYSIS}: request.{name}.id is {found}; analysis rebuilds the request, which requires {article} {name} "
+        "id (the AgentCompass 1.0.1 runner always records one)",
+        anchor=Anchor.PARENT if (inside and "id" not in section) or name not in request else Anchor.VALUE,
+    )
+
+
+def _refused(pointer: str, value: Any, requires: str, by_summary: bool, by_analysis: bool) -> Finding:
+    """One member the summary or analysis refuses, saying what AgentCompass 1.0.1 requires of it."""
+    if by_summary:
+        who, code = SUMMARY + (" (nor analyze it)" if by_analysis else ""), "rule.summary-refused"
     else:
-        size, files = limits.get("max_mb", 1), limits.get("max_files", 1)
-        bytes_ = size * 1024**2 if isinstance(size, (int, float)) and not isinstance(size, bool) else None
-        if bytes_ is None or not math.isfinite(bytes_) or bytes_ < 1:
-            why = f"max_mb is {_what(size)}; expected a finite number of at least 1/1048576"
-        elif not is_int(files) or files < 1:
-            why = f"max_files is {_what(files)}; expected an integer of at least 1"
-        elif not _positive_number(limits.get("timeout_seconds", 1)):
-            why = f"timeout_seconds is {_what(limits['timeout_seconds'])}; expected a finite positive number"
-    if why is not None:
-        yield Finding(pointer, "rule.summary-refused", f"{SUMMARY} (nor analyze it): execution.artifact_limits {why}")
+        who, code = ANALYSIS, "rule.analysis-refused"
+    what = "request" + pointer.removeprefix("/request").replace("/", ".")
+    return Finding(pointer, code, f"{who}: {what} is {_what(value)}; AgentCompass 1.0.1 requires {requires}")
 
 
-# The execution settings the summary passes to ExecutionSpec (launcher._summary_request_from_run_dir), and whether
-# null is allowed: optional_timeout takes a finite positive number (or null where the setting is optional).
-_TIMEOUTS = {
-    "run_timeout_seconds": True, "run_timer_compensation_seconds": False, "evaluation_timeout_seconds": True,
-    "timeout_multiplier": False, "run_timeout_multiplier": True, "evaluation_timeout_multiplier": True,
-    "runresult_collect_timeout_seconds": False, "artifact_collect_timeout_seconds": True,
-}  # fmt: skip
+# What the summary reads of params.json under the request: execution (deep_merge(params, request)) and two members
+# of the model (request.model's own where it has them).
+SUMMARIZED = {
+    "execution": tuple(name for name, (_, summary) in _EXECUTION.items() if summary is not None),
+    "model": ("api_protocol", "wrap_api_key"),
+}
 
 
-def _summary_execution(execution: dict[str, Any]) -> Iterator[Finding]:
-    """What ``ExecutionSpec`` refuses of the settings the summary reads from request.execution."""
-    for name, nullable in _TIMEOUTS.items():
-        if name not in execution:
-            continue
-        value = execution[name]
-        if value is None and nullable:
-            continue
-        if not _positive_number(value):
-            yield Finding(
-                join("/request/execution", name),
-                "rule.summary-refused",
-                f"{SUMMARY}: execution.{name} is {_what(value)}; expected a finite positive number"
-                + (" or null" if nullable else ""),
-            )
-    if "task_concurrency" in execution and not _integral(execution["task_concurrency"]):
-        yield Finding(
-            "/request/execution/task_concurrency",
-            "rule.summary-refused",
-            f"{SUMMARY}: execution.task_concurrency is {_what(execution['task_concurrency'])}; expected an integer",
-        )
-    yield from artifact_limits(execution.get("artifact_limits"), "/request/execution/artifact_limits")
-    if execution.get("save_artifacts") is not None and not isinstance(execution["save_artifacts"], bool):
-        yield Finding(
-            "/request/execution/save_artifacts",
-            "rule.summary-refused",
-            f"{SUMMARY}: execution.save_artifacts is {_what(execution['save_artifacts'])}; expected true, false or "
-            "null",
-        )
+def summarized(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The members of ``data``'s sections (a request or params.json) the summary merges, by section."""
+    found = {section: data.get(section) for section in SUMMARIZED}
+    return {
+        section: {name: value[name] for name in names if name in value}
+        for section, names in SUMMARIZED.items()
+        if isinstance(value := found[section], dict)
+    }
+
+
+def benchmark_id(data: dict[str, Any]) -> str | None:
+    """The benchmark id a request or params.json records, when it is non-empty text."""
+    benchmark = data.get("benchmark")
+    identifier = benchmark.get("id") if isinstance(benchmark, dict) else None
+    return identifier if isinstance(identifier, str) and identifier else None
+
+
+def benchmark_disagrees(requested: str, recorded: str) -> str:
+    """What is said of a run whose run_info.json and params.json record two benchmark ids: reuse looks a source run
+    up under the requesting benchmark's folder and requires that id (``_validate_reuse_source``), so the run is not
+    reusable as the benchmark params.json records; which of the two files was edited cannot be told."""
+    return (
+        f"request.benchmark.id is {quote(requested)}, but params.json, written from the same request, records "
+        f"{quote(recorded)}: AgentCompass 1.0.1 reuses a run only with a request for the benchmark its run_info.json "
+        "names (Reuse requires the same Benchmark ID), and the summary reads this one"
+    )
+
+
+def _deep_merge(base: Any, override: Any) -> Any:
+    """``config.deep_merge`` of one member: objects merge member by member, anything else is the override."""
+    if not isinstance(base, dict) or not isinstance(override, dict):
+        return override
+    merged = dict(base)
+    for name, value in override.items():
+        merged[name] = _deep_merge(merged[name], value) if name in merged else value
+    return merged
+
+
+def merged_params(section: str, name: str, value: Any, request: dict[str, dict[str, Any]]) -> Finding | None:
+    """What the summary refuses of params.json's ``section.name`` once merged under the request's (``request`` as
+    ``summarized`` gives it): None where the request's own member overrides it or the merge is accepted; a
+    request member refused alone is the request's own error."""
+    own = request.get(section, {})
+    if section == "model":
+        if name in own:
+            return None  # request_model.get(name, params_model.get(name)): the request's wins
+        why = _MODEL[name][1]
+        requires = why(value) if why is not None else None
+    else:
+        check = _EXECUTION[name][1]
+        assert check is not None
+        if name in own and (not isinstance(own[name], dict) or not isinstance(value, dict) or check(own[name])):
+            return None  # the request's value replaces it, or is refused alone
+        requires = check(_deep_merge(value, own[name]) if name in own else value)
+    if requires is None:
+        return None
+    merged = " (merged under request.execution of run_info.json)" if section == "execution" and name in own else ""
+    return Finding(
+        join("/" + section, name),
+        "rule.summary-refused",
+        f"{SUMMARY}: params.json's {section}.{name} is {_what(value)}{merged}, which the summary reads where "
+        f"run_info.json's request does not override it; AgentCompass 1.0.1 requires {requires}",
+    )
 
 
 def _positive_number(value: Any) -> bool:
@@ -367,10 +793,9 @@ def tolerated_in_params(pointer: str) -> str:
 
 
 def params(data: Any) -> Iterator[Finding]:
+    """params.json alone; what the summary refuses of the settings it merges under run_info.json's request is
+    ``merged_params``, run by the run's facts (``layouts._run_facts``), which see both files."""
     execution = data.get("execution") if isinstance(data, dict) else None
-    if isinstance(execution, dict):
-        # merged under request.execution of run_info.json, which overrides it member by member (deep_merge)
-        yield from artifact_limits(execution.get("artifact_limits"), "/execution/artifact_limits")
     attempts = execution.get("attempts") if isinstance(execution, dict) else None
     if not isinstance(attempts, dict):
         return
