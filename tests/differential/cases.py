@@ -22,7 +22,8 @@ AGREEMENT = "agreement"
 FALSE_ERROR = "false error"
 MISSED_REFUSAL = "missed refusal"
 WRONG_SEVERITY = "wrong severity"
-CLASSES = (AGREEMENT, FALSE_ERROR, MISSED_REFUSAL, WRONG_SEVERITY)
+CRASH = "crash"  # validate itself failed: never an agreement, whatever the readers do
+CLASSES = (AGREEMENT, FALSE_ERROR, MISSED_REFUSAL, WRONG_SEVERITY, CRASH)
 # Errors whatever the readers do: the text is not JSON (RFC 8259), though Python's json.loads may read it.
 NOT_JSON = frozenset(
     {"json.syntax", "json.duplicate-key", "json.non-finite", "json.encoding", "json.nul-byte", "json.trailing-data",
@@ -120,7 +121,11 @@ def judge(prepared: Prepared, seed: int, mutations: Sequence[grammar.Mutation], 
     """The class of a case: the run at ``root`` is ``prepared``'s base with ``mutations`` made."""
     said = _asked(prepared.base, root, prepared.limits)
     refused = {name: text for name, text in said.items() if prepared.refusals.get(name) != text}
-    issues = validate(root)
+    try:
+        issues = validate(root)
+    except Exception as error:  # the case goes on the table with what failed; the run of cases goes on
+        crashed = (f"{type(error).__name__}: {error}".replace(str(root), "<run>"),)
+        return Outcome(seed, prepared.base.name, tuple(mutations), CRASH, refused, crashed, ())
     errors = [issue for issue in issues if issue.severity == "error"]
     warnings = [i for i in issues if i.severity == "warning" and _key(i, root) not in prepared.warnings]
     at_root = all(mutation.at_run_root for mutation in mutations)

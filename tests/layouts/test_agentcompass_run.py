@@ -455,3 +455,25 @@ def test_what_the_metric_report_model_defaults_or_normalizes_is_a_warning(writer
         "reference_value, aggregation_weight, display and its description, unit and precision, false for "
         "evaluation_failed, empty for categories, hierarchy and extra) and strips an aggregation"
     )
+
+
+_IDENTITIES = ("schema_version", "run_id", "task_id", "request", "attempts", "series", "k")
+
+
+@pytest.mark.parametrize("value", [{}, [1], None])
+def test_an_identity_member_of_any_type_in_any_file_of_a_run_is_an_issue_never_a_crash(
+    tmp_path: Path, value: Any
+) -> None:
+    """The members a layout dispatches on (a version, an id, a plan) come as any JSON value: each is judged, never
+    looked up as it is (a schema_version that is an object was an internal error in run_info.json)."""
+    root = tmp_path / "run"
+    shutil.copytree(RUN, root)
+    for path in sorted(root.rglob("*.json")):
+        original = path.read_text(encoding="utf-8")
+        data = json.loads(original)
+        for member in (m for m in _IDENTITIES if isinstance(data, dict) and m in data):
+            path.write_text(json.dumps({**data, member: value}), encoding="utf-8")
+            found = {(i.severity, i.code) for i in validate(root) if i.file == str(path)}
+            if member == "schema_version":  # what decides how the rest is read is always an error of the file
+                assert any(severity == "error" for severity, _ in found), (path.relative_to(root), found)
+        path.write_text(original, encoding="utf-8")

@@ -244,7 +244,8 @@ def run_info_unit(collector: Collector, path: Path, scope: str) -> None:
     examined = _rounded_by_browser(examine_named(path, RUN_INFO), unsent=("/resolved_execution_plans",))
     collector.add(examined)
     data = members(examined)
-    if data is not None and data.get("schema_version") in RUN_INFO.versions:
+    version = data.get("schema_version") if data is not None else None
+    if data is not None and isinstance(version, str) and version in RUN_INFO.versions:
         _run_facts.run_info_facts(collector, scope, examined, data)
 
 
