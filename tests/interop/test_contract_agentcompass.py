@@ -271,11 +271,11 @@ def test_a_byte_order_mark_in_a_task_file_is_an_error_as_the_reader_refuses_the_
     assert found == [("json.bom", "error")]
 
 
-def _finished_run(folder: Path, k: int, strategy: str = "avg") -> tuple[Path, tuple[Task, ...]]:
+def _finished_run(folder: Path, k: int) -> tuple[Path, tuple[Task, ...]]:
     from ..agentcompass_runs import Attempt, uniform, write_run_files
 
     attempt = Attempt(1, "completed", (), 0, 1, True, False, None, 0, False, 0, False)
-    plan = uniform((Task("t1", "math", "42", k, strategy, (attempt,), True),), strategy)
+    plan = uniform((Task("t1", "math", "42", k, "avg", (attempt,), True),))
     root = (folder / "run").resolve()
     root.mkdir()
     write_run(modules(), root, plan, folder / "sandbox")
@@ -287,7 +287,6 @@ def _finished_run(folder: Path, k: int, strategy: str = "avg") -> tuple[Path, tu
     ("k", "metric", "value", "said"),
     [
         (1, "bogus", 1.0, "is not declared by this Benchmark"),
-        (2, "PASSED", True, "is not declared by this Benchmark"),  # an avg report lists every metric too
         (2, "passed", 1, "requires a JSON boolean"),
         (1, "steps", True, "requires a JSON number"),
     ],
@@ -309,17 +308,9 @@ def test_an_attempt_metric_outside_the_runs_metric_contract_is_an_error_as_the_s
     assert found == [("layout.undeclared-metric", str(result), f"/metrics/{metric}")]
 
 
-def test_a_metric_a_pass_report_above_k_1_does_not_list_is_not_judged(tmp_path: Path) -> None:
-    """Above k = 1 a pass report has a series of the primary metric alone: metrics.json need not list the others,
-    which the benchmark's contract may declare (1.0.1 reads them; what it would do with one it does not declare
-    cannot be told from the run)."""
-    root, _ = _finished_run(tmp_path, 2, "pass")
-    info = json.loads((root / "run_info.json").read_text(encoding="utf-8"))
-    info["request"]["execution"]["attempts"]["strategy"] = "pass"  # write_run records avg: the run's plan is pass
-    (root / "run_info.json").write_text(json.dumps(info, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    assert [i for i in validate(root) if i.severity == "error"] == []
-    report = json.loads((root / "metrics.json").read_text(encoding="utf-8"))
-    assert {series["metric_id"] for series in report["series"]} == {"correct"}
+def test_a_metric_a_report_above_k_1_does_not_list_is_not_judged(tmp_path: Path) -> None:
+    """Above k = 1 a metric without an avg or pass reducer has no series: metrics.json need not list it."""
+    root, _ = _finished_run(tmp_path, 2)
     result = next(root.glob("details/*/*/attempt-1/result.json"))
     data = json.loads(result.read_text(encoding="utf-8"))
     data["metrics"]["reward"] = 0.5

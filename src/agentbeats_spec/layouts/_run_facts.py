@@ -104,11 +104,9 @@ def params_facts(collector: Collector, scope: str, examined: Examined, data: dic
 
 
 def metrics_facts(collector: Collector, scope: str, examined: Examined, data: dict[str, Any]) -> None:
-    """The metric contract a report declares: each series' metric id and kind (when they agree). A report of k = 1
-    has a series of every metric of the contract (the native plan, ``AttemptStrategy._native_plan``), and so has an
-    avg report above (``AverageStrategy.resolve``: a series per avg or pass reducer of each metric; every metric of
-    1.0.1's own contracts has one, ``make_metric_contract``); a pass report above k = 1 has the primary metric's
-    alone, so its metrics are not all of the contract."""
+    """The metric contract a report declares: each series' metric id and kind (when they agree). Only a report of
+    k = 1 has a series of every metric of the contract (the native plan, ``AttemptStrategy._native_plan``); above,
+    a metric without an avg or pass reducer has none, so the report's metrics are all of the contract only then."""
     series = data.get("series")
     contract: dict[str, str] = {}
     for item in series if isinstance(series, list) else []:
@@ -120,9 +118,7 @@ def metrics_facts(collector: Collector, scope: str, examined: Examined, data: di
         if contract.setdefault(metric.strip(), kind) != kind:
             return
     if contract:
-        native = data.get("k") == 1 and is_int(data.get("k"))
-        averaged = isinstance(data.get("strategy"), str) and data["strategy"].strip().lower() == "avg"
-        value = {"of": "contract", "metrics": contract, "complete": native or averaged}
+        value = {"of": "contract", "metrics": contract, "complete": data.get("k") == 1 and is_int(data.get("k"))}
         _facts(collector, scope, examined, [("", value)])
 
 
@@ -291,7 +287,7 @@ def _attempt_metrics(
             why = f"is {metric!r} again once stripped"
         elif metric not in contract:
             if complete:
-                why = "is not a metric the run's metrics.json declares (a k = 1 or avg report has a series of each)"
+                why = "is not a metric the run's metrics.json declares (a k = 1 report has a series of each)"
         elif contract[metric] == "binary_success" and kind != "boolean":
             why = f"is {kind_said(kind)}, but {metric!r} is binary_success and requires a JSON boolean"
         elif contract[metric] == "scalar" and kind != "number":
