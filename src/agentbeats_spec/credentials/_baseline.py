@@ -56,9 +56,7 @@ def read(path: Path) -> Baseline:
         raise SpecError(f"cannot read the baseline {path}: {error}") from None
     document = _documents.read(raw, "json")
     if not document.readable:
-        first = next((finding for finding in document.findings if finding.severity == "error"), None)
-        where = f":{first.line}:{first.column}" if first is not None and first.line else ""
-        reason = first.message if first is not None else "not a JSON document"
+        where, reason = _documents.why_unreadable(document)
         raise SpecError(f"{path}{where}: not a valid .secrets.baseline: {reason}")
     problem_at = _invalid(document.data)
     if problem_at is not None:

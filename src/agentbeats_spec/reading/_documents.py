@@ -206,6 +206,13 @@ class NotJSON(ValueError):
         self.finding = finding
 
 
+def why_unreadable(document: Document) -> tuple[str, str]:
+    """Where (``:line:column``, or nothing) and why a document that is not readable is not: its first error."""
+    first = next((finding for finding in document.findings if finding.severity == "error"), None)
+    where = f":{first.line}:{first.column}" if first is not None and first.line else ""
+    return where, first.message if first is not None else "not a JSON document"
+
+
 def load_json(source: bytes | str) -> Any:
     """The data of one JSON document read outside the checking path (a run's ``run_info.json`` while it is watched,
     a task index, the JSON text of a tool call's arguments), or :class:`NotJSON`.
