@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import shutil
 import sys
 import tempfile
 import time
@@ -29,8 +30,10 @@ from tests.differential import cases  # noqa: E402
 _PREPARED: dict[str, Any] = {}
 
 
-def _start() -> None:
-    folder = Path(tempfile.mkdtemp(prefix="differential-"))
+def _start(scratch: str) -> None:
+    """A process's own base runs, in a folder of the run's scratch folder (which main removes at its end: a pool's
+    workers are terminated, and run no exit handler)."""
+    folder = Path(tempfile.mkdtemp(prefix="bases-", dir=scratch))
     _PREPARED.update(cases.prepared_bases(folder))
 
 
@@ -47,12 +50,16 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     started = time.perf_counter()
     seeds = range(options.seed, options.seed + options.cases)
-    if options.jobs > 1:
-        with multiprocessing.get_context("spawn").Pool(options.jobs, initializer=_start) as pool:
-            results = sorted(pool.imap_unordered(_case, seeds, chunksize=4))
-    else:
-        _start()
-        results = [_case(seed) for seed in seeds]
+    scratch = tempfile.mkdtemp(prefix="differential-")
+    try:
+        if options.jobs > 1:
+            with multiprocessing.get_context("spawn").Pool(options.jobs, _start, (scratch,)) as pool:
+                results = sorted(pool.imap_unordered(_case, seeds, chunksize=4))
+        else:
+            _start(scratch)
+            results = [_case(seed) for seed in seeds]
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     counts = Counter((scope, verdict) for _, verdict, scope, _, _ in results)
     print(f"{options.cases} cases, seeds {options.seed}..{options.seed + options.cases - 1}, "
           f"{options.jobs} job(s), {time.perf_counter() - started:.1f} s\n")  # fmt: skip
