@@ -182,6 +182,7 @@ class _SourceLines:
         self.stream: TextIO | None = None
         self.number = 0
         self.last: str | None = None
+        self.judged: tuple[int, str | None] | None = None  # the line last judged, and what of it may be shown
 
     def line(self, file: str, number: int) -> str | None:
         if (file, number) in self.hidden:
@@ -207,16 +208,19 @@ class _SourceLines:
         found = self.last
         if found is None:
             return None
+        if self.judged is not None and self.judged[0] == number:  # a thousand issues on one long line: judged once
+            return self.judged[1]
         line = found.rstrip("\r\n").lstrip("\ufeff") if number == 1 else found.rstrip("\r\n")
         from ._vocabulary import shape_matches  # lazy: only a report that shows a line compiles the patterns
 
         # A line holding a credential shape is never shown either, with or without the scan: messages mask it.
-        return None if shape_matches(line) else line
+        self.judged = (number, None if shape_matches(line) else line)
+        return self.judged[1]
 
     def close(self) -> None:
         if self.stream is not None:
             self.stream.close()
-        self.file, self.stream, self.number, self.last = None, None, 0, None
+        self.file, self.stream, self.number, self.last, self.judged = None, None, 0, None, None
 
 
 def _secret_lines(report: Report) -> frozenset[tuple[str, int]]:

@@ -193,3 +193,24 @@ def test_unique_items_looks_at_each_item_a_bounded_number_of_times(count: int) -
     ]
     # Each item costs a few calls (its key, a canonical form, a sort key per member), whatever the length.
     assert sum(calls.values()) <= 5 * len(tags)
+
+
+@pytest.mark.parametrize("format_", ["text", "sarif"])
+def test_a_thousand_issues_on_one_line_judge_that_line_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], format_: str
+) -> None:
+    """The source line an issue shows is judged for secrets once, not once per issue: a one-line document with a
+    thousand findings took seconds per format, scanning its whole text again for each."""
+    from agentbeats_spec import _vocabulary
+    from agentbeats_spec.cli import main
+
+    from ..output.test_hidden_errors import trajectory_file
+
+    path = trajectory_file(tmp_path)
+    whole = len(path.read_text(encoding="utf-8").rstrip("\n"))  # the document is one line
+    judged = []
+    scan = _vocabulary.shape_matches
+    monkeypatch.setattr(_vocabulary, "shape_matches", lambda text: judged.append(len(text)) or scan(text))
+    assert main(["validate", "--no-cache", "--format", format_, str(path)]) == 1
+    assert capsys.readouterr().out.count("rule.finished-before-started") >= 1000
+    assert judged.count(whole) == 1  # the messages are masked one by one: they are short
