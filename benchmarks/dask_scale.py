@@ -29,9 +29,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentbeats_spec._settings import current
 from agentbeats_spec.distributed import _check_copy, _Source, validate_with_dask
 from agentbeats_spec.layouts import check_paths, plan, reduce
+from agentbeats_spec.vocabulary._settings import current
 from agentbeats_spec.walk._units import Unit, run_unit
 
 

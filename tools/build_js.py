@@ -22,12 +22,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from codegen import NAMES  # the class names of the schemas that are not roots: their one home
 
-from agentbeats_spec._codes import CODES
-from agentbeats_spec._settings import Limits
 from agentbeats_spec.checking._keywords import KEYWORDS
 from agentbeats_spec.checking._kinds import KINDS
 from agentbeats_spec.checking._schemas import BASE_URI, documents
 from agentbeats_spec.reading import _messages
+from agentbeats_spec.vocabulary._codes import CODES
+from agentbeats_spec.vocabulary._settings import Limits
 
 ROOT = Path(__file__).resolve().parents[1]
 JS = ROOT / "js"

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from agentbeats_spec import kinds
-from agentbeats_spec._codes import FAMILIES, TABLE
 from agentbeats_spec.checking._bundle import bundle, schema_text
 from agentbeats_spec.checking._catalog import catalog
 from agentbeats_spec.checking._schemas import BASE_URI
+from agentbeats_spec.vocabulary._codes import FAMILIES, TABLE
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOG = ROOT / "schemas" / "catalog.json"

@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._api import dump, dumps, from_dict, kinds, load, loads, redact, scan, schema, to_dict, validate
-from ._issues import (
+from .checking._kinds import Kind
+from .vocabulary._issues import (
     ArtifactsUnavailable,
     InvalidDocument,
     Issue,
@@ -25,9 +26,8 @@ from ._issues import (
     UnknownKind,
     WriteError,
 )
-from ._settings import Limits
-from ._version import __version__
-from .checking._kinds import Kind
+from .vocabulary._settings import Limits
+from .vocabulary._version import __version__
 
 if TYPE_CHECKING:
     from .atif._files import from_atif, to_atif

@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import attrs
 
-from ._issues import Finding, InvalidDocument, Issue, UnknownKind
-from ._settings import AllowList, Limits, applied, current
-from ._text import describe
 from .checking import _examine, _kinds, _schemas, _sources
 from .checking._kinds import KINDS, Kind
 from .reading import _documents
 from .reading._pointers import to_pointer
+from .vocabulary._issues import Finding, InvalidDocument, Issue, UnknownKind
+from .vocabulary._settings import AllowList, Limits, applied, current
+from .vocabulary._text import describe
 
 # BEGIN GENERATED model imports: by tools/codegen.py from the kind table: do not edit by hand
 if TYPE_CHECKING:

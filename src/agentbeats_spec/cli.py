@@ -23,13 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import attrs
 
-from . import _config, _known, _reporters
 from ._api import kinds, schema
-from ._issues import InvalidDocument, Issue, SpecError
-from ._progress import Progress
-from ._settings import GIB, AllowList, Limits, Settings, applied, current
-from ._text import printable
-from ._version import __version__
 from .checking._bundle import bundle
 from .checking._catalog import schema_folder
 from .checking._collect import CheckFailed, Report
@@ -38,8 +32,15 @@ from .checking._kinds import KINDS
 from .checking._kinds import get as get_kind
 from .checking._sources import examine_source
 from .layouts import check_paths, check_repository, scan_paths
+from .project import _config, _known
 from .reading._bounded import read_bounded, read_stream
 from .reading._trusted import Untrusted, warn_on_stderr
+from .reporting import _reporters
+from .reporting._progress import Progress
+from .vocabulary._issues import InvalidDocument, Issue, SpecError
+from .vocabulary._settings import GIB, AllowList, Limits, Settings, applied, current
+from .vocabulary._text import printable
+from .vocabulary._version import __version__
 from .watching._watch import watch_run
 
 if TYPE_CHECKING:

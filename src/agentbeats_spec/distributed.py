@@ -29,12 +29,12 @@ from typing import Any
 
 import attrs
 
-from ._issues import Issue, SpecError
-from ._settings import Limits, Settings, applied, current
-from ._version import __version__
 from .checking._collect import Part, Report
 from .checking._kinds import get as get_kind
 from .layouts import assemble, joined, named_folder, nothing_found, plan, with_nothing_found
+from .vocabulary._issues import Issue, SpecError
+from .vocabulary._settings import Limits, Settings, applied, current
+from .vocabulary._version import __version__
 from .walk._units import LOCAL, Listing, Unit, Walk, run_unit
 
 __all__ = ["validate_with_dask"]

@@ -14,10 +14,10 @@ from typing import Any, get_args
 import pytest
 
 from agentbeats_spec import InvalidDocument, Issue, Limits, validate
-from agentbeats_spec._codes import CODES, FAMILIES, TABLE, Severity
-from agentbeats_spec._issues import Finding
 from agentbeats_spec.checking._keywords import placed
 from agentbeats_spec.checking._schemas import documents
+from agentbeats_spec.vocabulary._codes import CODES, FAMILIES, TABLE, Severity
+from agentbeats_spec.vocabulary._issues import Finding
 
 from ..conftest import FIXTURES, ROOT, TASK_DIR, VALID, load_fixture
 

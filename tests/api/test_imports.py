@@ -43,7 +43,7 @@ LAZY = {
     "concurrent.futures": "only a run with workers starts processes",
     "hashlib": "loads OpenSSL; only the secret scan fingerprints",
     "hmac": "as hashlib: only the secret scan fingerprints (keyed)",
-    "agentbeats_spec._vocabulary": "its patterns cost 5 ms to compile: only a message that quotes a value masks it",
+    "agentbeats_spec.vocabulary._secrets": "its patterns cost 5 ms to compile: only a quoted value is masked",
     "agentbeats_spec.credentials._keys": "the fingerprint key: only a run with an allow-list or a baseline reads it",
     "fcntl": "POSIX-only, on the one path (macOS F_GETPATH) that takes it",
     "agentbeats_spec.credentials._scan": "the secret scan: only with --secrets, scan and redact",

@@ -15,8 +15,8 @@ import attrs
 import pytest
 
 from agentbeats_spec import Limits, validate
-from agentbeats_spec._settings import AllowList, Settings, applied, current
 from agentbeats_spec.layouts import plan
+from agentbeats_spec.vocabulary._settings import AllowList, Settings, applied, current
 from agentbeats_spec.walk._units import run_units
 
 from ..conftest import TASK_DIR, VALID

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from agentbeats_spec import scan
-from agentbeats_spec._vocabulary import SCAN_SHAPES
 from agentbeats_spec.credentials._redact import redact_file
+from agentbeats_spec.vocabulary._secrets import SCAN_SHAPES
 
 from ..conftest import ROOT
 from . import corpus

@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentbeats_spec import redact, scan
-from agentbeats_spec._vocabulary import is_credential_name_for_scan, is_credential_name_for_writer
 from agentbeats_spec.cli import main
 from agentbeats_spec.credentials._redact import redact_file
+from agentbeats_spec.vocabulary._secrets import is_credential_name_for_scan, is_credential_name_for_writer
 
 from ..properties.test_toml_properties import Emitter
 

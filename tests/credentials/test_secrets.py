@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from agentbeats_spec import from_dict, redact, scan, to_dict, validate
-from agentbeats_spec._settings import legacy_fingerprint
 from agentbeats_spec.cli import main
+from agentbeats_spec.vocabulary._settings import legacy_fingerprint
 
 from ..conftest import TASK_DIR, VALID
 from .test_redact import keyed
@@ -242,10 +242,10 @@ def test_a_secret_named_member_is_found_once_however_often_its_name_repeats() ->
 def test_a_message_quoting_the_value_of_a_credential_member_masks_it() -> None:
     """A secret found by its member's name alone has no shape to find in a message: the message masks the value
     its pointer names wherever it quotes it (whole, or cut short as values are), and only there."""
-    from agentbeats_spec._issues import Finding
-    from agentbeats_spec._text import quote
     from agentbeats_spec.checking._examine import issues_of
     from agentbeats_spec.reading._documents import from_data
+    from agentbeats_spec.vocabulary._issues import Finding
+    from agentbeats_spec.vocabulary._text import quote
 
     value = "hunter2-correct-horse-battery-staple-" * 3
     document = from_data({"db": {"password": value, "user": "hunter2"}})

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from agentbeats_spec import _vocabulary as vocabulary
 from agentbeats_spec import redact, scan
 from agentbeats_spec.records._persisted import mask_diagnostics, mask_text
+from agentbeats_spec.vocabulary import _secrets as vocabulary
 
 from ..conftest import ROOT
 

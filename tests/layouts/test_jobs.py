@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 from agentbeats_spec import Limits
-from agentbeats_spec._settings import AllowList, Settings, applied
 from agentbeats_spec.layouts import check_paths
+from agentbeats_spec.vocabulary._settings import AllowList, Settings, applied
 
 from ..conftest import VALID
 

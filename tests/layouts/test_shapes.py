@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from agentbeats_spec import InvalidDocument, Limits, read_task, validate
-from agentbeats_spec._issues import Finding
 from agentbeats_spec.checking._sources import examine_found, examine_named, members, read_schemaless
 from agentbeats_spec.reading import _json
+from agentbeats_spec.vocabulary._issues import Finding
 
 from ..conftest import VALID
 from .test_layout_agentcompass import TASK_NAME, _fix_directories

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from agentbeats_spec import validate
-from agentbeats_spec._progress import Progress
-from agentbeats_spec._reporters import REPORTERS
 from agentbeats_spec.cli import main
 from agentbeats_spec.layouts import check_paths
+from agentbeats_spec.reporting._progress import Progress
+from agentbeats_spec.reporting._reporters import REPORTERS
 from agentbeats_spec.walk import _cache
 
 from ..conftest import FIXTURES, VALID

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agentbeats_spec._config import names_the_table
 from agentbeats_spec.cli import main
+from agentbeats_spec.project._config import names_the_table
 
 from ..conftest import FIXTURES
 
@@ -298,7 +298,9 @@ def test_a_named_configuration_or_baseline_others_may_write_is_refused(
 
 
 def test_a_found_allow_list_others_may_write_is_not_used(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from agentbeats_spec._settings import legacy_fingerprint  # an entry from before keyed fingerprints still counts
+    from agentbeats_spec.vocabulary._settings import (
+        legacy_fingerprint,  # an entry from before keyed fingerprints still counts
+    )
 
     secret = "sk-proj-" + "a1B2c3D4" * 5
     (project / "leak.txt").write_text(f"key: {secret}\n")
@@ -567,7 +569,7 @@ def test_globs_match_as_they_did_as_one_regular_expression() -> None:
     """Every glob whose ``**`` stands alone between slashes, on paths of up to five names: as before."""
     import random
 
-    from agentbeats_spec._config import _matches
+    from agentbeats_spec.project._config import _matches
 
     rng = random.Random(33)
     for _ in range(4_000):

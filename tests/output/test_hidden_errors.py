@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from agentbeats_spec import InvalidDocument, Limits, load, validate
-from agentbeats_spec._issues import Issue
 from agentbeats_spec.cli import main
+from agentbeats_spec.vocabulary._issues import Issue
 
 from ..conftest import ROOT, VALID
 

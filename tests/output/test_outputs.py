@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft4Validator
 
-from agentbeats_spec._reporters import REPORTERS, SNIPPET_WIDTH, code_url
 from agentbeats_spec.checking._bundle import bundle
 from agentbeats_spec.checking._kinds import KINDS
 from agentbeats_spec.cli import main
+from agentbeats_spec.reporting._reporters import REPORTERS, SNIPPET_WIDTH, code_url
 
 from ..conftest import FIXTURES, ROOT
 

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentbeats_spec import SpecError, validate
-from agentbeats_spec._issues import Anchor
 from agentbeats_spec.reading._documents import parse_text
 from agentbeats_spec.reading._pointers import to_pointer
+from agentbeats_spec.vocabulary._issues import Anchor
 
 from ..api.test_api import KIND_NAMES
 

@@ -130,8 +130,8 @@ def test_the_text_report_reads_a_files_source_lines_once(tmp_path: Path, monkeyp
     """A thousand issues on one long line show that line a thousand times, and read it once."""
     import io
 
-    from agentbeats_spec import _reporters
     from agentbeats_spec.layouts import check_paths
+    from agentbeats_spec.reporting import _reporters
 
     path = tmp_path / "t.actf.json"
     path.write_bytes(empty_steps(3_000))
@@ -153,7 +153,7 @@ def test_the_readers_findings_past_the_limit_are_counted_not_kept(tmp_path: Path
     """A million NaNs would be a million findings: the exact reader keeps --max-issues of them and counts the rest."""
     path = tmp_path / "t.actf.json"
     path.write_text('{"schema_version": "ACTF_v1.0", "steps": [], "x": [' + ", ".join(["NaN"] * 5_000) + "]}")
-    from agentbeats_spec._settings import Settings, applied
+    from agentbeats_spec.vocabulary._settings import Settings, applied
 
     with applied(Settings(Limits(max_issues=10))):
         document = _documents.read(path.read_bytes(), "json")
@@ -201,8 +201,8 @@ def test_a_thousand_issues_on_one_line_judge_that_line_once(
 ) -> None:
     """The source line an issue shows is judged for secrets once, not once per issue: a one-line document with a
     thousand findings took seconds per format, scanning its whole text again for each."""
-    from agentbeats_spec import _vocabulary
     from agentbeats_spec.cli import main
+    from agentbeats_spec.vocabulary import _secrets as _vocabulary
 
     from ..output.test_hidden_errors import trajectory_file
 

@@ -22,11 +22,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import agentbeats_spec
-from agentbeats_spec._settings import Limits, Settings, applied
 from agentbeats_spec.checking._kinds import KINDS, from_path
 from agentbeats_spec.checking._schemas import strict_integers_needed
 from agentbeats_spec.checking._sources import examine_source
 from agentbeats_spec.reading import _json, _nativejson
+from agentbeats_spec.vocabulary._settings import Limits, Settings, applied
 
 from ..conftest import FIXTURES, ROOT
 from ..strategies import json_texts

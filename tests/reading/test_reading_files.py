@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from agentbeats_spec._settings import Limits, Settings, applied
 from agentbeats_spec.reading import _bounded
 from agentbeats_spec.reading._bounded import read_bounded
+from agentbeats_spec.vocabulary._settings import Limits, Settings, applied
 
 
 @pytest.fixture

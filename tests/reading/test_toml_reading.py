@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agentbeats_spec._issues import Anchor
 from agentbeats_spec.reading._documents import parse_text
+from agentbeats_spec.vocabulary._issues import Anchor
 
 from ..conftest import one
 

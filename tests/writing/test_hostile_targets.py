@@ -31,9 +31,9 @@ from agentbeats_spec import (
     to_dict,
     write_task,
 )
-from agentbeats_spec._text import quote
 from agentbeats_spec.cli import main
 from agentbeats_spec.layouts.agentcompass import MIGRATION_STAGING, task_folder_name
+from agentbeats_spec.vocabulary._text import quote
 from agentbeats_spec.writing import _atomic
 
 from ..conftest import TASK_DIR, VALID, collector_evidence

@@ -10,8 +10,8 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .._issues import Anchor, Finding
-from .._text import quote
+from ..vocabulary._issues import Anchor, Finding
+from ..vocabulary._text import quote
 
 
 def check(document: Any) -> Iterator[Finding]:

@@ -24,10 +24,10 @@ from typing import Any
 
 import attrs
 
-from .._version import __version__
 from ..reading._documents import NotJSON, load_json
 from ..reading._pointers import escape
 from ..rules.actf import TIMESTAMP, parse_timestamp
+from ..vocabulary._version import __version__
 
 ATIF_VERSION = "ATIF-v1.8"
 ACTF_VERSION = "ACTF_v1.0"

@@ -19,11 +19,11 @@ try:  # optional: the package works without its compiled wheels, and writes larg
 except ImportError:  # pragma: no cover - exercised by the pure-Python test run
     orjson = None  # type: ignore[assignment]
 
-from .._issues import InvalidDocument, Issue, SpecError, WriteError
-from .._text import json_text, printable
 from ..checking import _examine, _kinds, _sources
 from ..layouts import kind_in_place
 from ..reading import _bounded, _documents
+from ..vocabulary._issues import InvalidDocument, Issue, SpecError, WriteError
+from ..vocabulary._text import json_text, printable
 from ..writing import _atomic
 from . import _check, _conversion
 from ._conversion import Conversion, Loss

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import attrs
 
-from .._codes import Severity
-from .._issues import Fact, Issue, fails
-from .._settings import current
+from ..vocabulary._codes import Severity
+from ..vocabulary._issues import Fact, Issue, fails
+from ..vocabulary._settings import current
 from ._examine import Examined
 
 

@@ -8,14 +8,14 @@ from typing import Any
 
 import attrs
 
-from .._codes import CODES, Severity
-from .._issues import UNSEEN, Finding, Hidden, Issue, fails
-from .._settings import current
-from .._text import quote
 from ..reading import _messages
 from ..reading._documents import Document, Syntax, unread
 from ..reading._nativejson import IntegralFloats
 from ..reading._pointers import to_path
+from ..vocabulary._codes import CODES, Severity
+from ..vocabulary._issues import UNSEEN, Finding, Hidden, Issue, fails
+from ..vocabulary._settings import current
+from ..vocabulary._text import quote
 from . import _kinds, _schemas
 
 
@@ -261,7 +261,7 @@ def issues_of(
     """
     if not findings:
         return []
-    from .._vocabulary import masked  # lazy: a file without issues never compiles the patterns
+    from ..vocabulary._secrets import masked  # lazy: a file without issues never compiles the patterns
 
     issues = []
     for (line, column), finding in zip(places(document, findings), findings, strict=True):
@@ -306,7 +306,7 @@ def issues_of(
 def _credential_value(document: Document, pointer: str) -> str | None:
     """The string a finding's pointer names when its member's name is a credential's (``password``): a secret by
     its name alone, which the message masks wherever it quotes it."""
-    from .._vocabulary import is_credential_name_for_scan
+    from ..vocabulary._secrets import is_credential_name_for_scan
 
     if not document.readable or not pointer:
         return None

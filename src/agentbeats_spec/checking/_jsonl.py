@@ -15,11 +15,11 @@ from typing import Any
 
 import attrs
 
-from .._codes import Severity
-from .._issues import Finding
-from .._settings import current
 from ..reading import _documents
 from ..reading._documents import Document
+from ..vocabulary._codes import Severity
+from ..vocabulary._issues import Finding
+from ..vocabulary._settings import current
 from ._examine import Examined, Kept, Overflow, count, places, truncation, unread_file
 from ._examine import examine as examine_one
 from ._kinds import Kind

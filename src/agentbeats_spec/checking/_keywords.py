@@ -19,8 +19,8 @@ from typing import Any
 import attrs
 from jsonschema.exceptions import ValidationError
 
-from .._issues import Anchor
-from .._text import describe, did_you_mean, quote, type_names
+from ..vocabulary._issues import Anchor
+from ..vocabulary._text import describe, did_you_mean, quote, type_names
 
 Validator = Any  # jsonschema's Validator protocol; kept loose to avoid importing its typing here
 

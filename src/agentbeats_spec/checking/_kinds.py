@@ -10,9 +10,9 @@ from typing import Any
 
 import attrs
 
-from .._issues import Finding, UnknownKind
 from ..reading._documents import Syntax
 from ..rules import abb, abv3, actf, agentcompass, agentcompass_run
+from ..vocabulary._issues import Finding, UnknownKind
 from ._schemas import BASE_URI
 
 Rules = Callable[[Any], Iterator[Finding]]

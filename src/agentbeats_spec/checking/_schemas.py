@@ -9,11 +9,11 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
-from .._issues import Anchor, Finding
-from .._shipped_schemas import schema_directory
 from ..reading._nativejson import IntegralFloats
 from ..reading._pointers import to_pointer
 from ..rules._common import is_int
+from ..vocabulary._issues import Anchor, Finding
+from ..vocabulary._shipped_schemas import schema_directory
 
 if TYPE_CHECKING:
     from importlib.abc import Traversable

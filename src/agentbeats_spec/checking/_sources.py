@@ -7,12 +7,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .._issues import Finding
-from .._settings import current
 from ..reading import _documents
 from ..reading._bounded import read_bounded
 from ..reading._documents import Document, syntax_of
 from ..reading._folders import Clean
+from ..vocabulary._issues import Finding
+from ..vocabulary._settings import current
 from . import _jsonl, _kinds
 from ._collect import failing_on
 from ._examine import Examined, Kept, examine, too_deep, unread_file

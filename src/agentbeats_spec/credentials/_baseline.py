@@ -26,10 +26,10 @@ from typing import Any
 
 import attrs
 
-from .._issues import Anchor, Issue, SpecError
 from ..reading import _documents
 from ..reading._pointers import to_pointer
 from ..reading._trusted import read_trusted
+from ..vocabulary._issues import Anchor, Issue, SpecError
 
 # The detect-secrets release whose baseline format is read and written.
 FORMAT_VERSION = "1.5.0"

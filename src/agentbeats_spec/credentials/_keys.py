@@ -15,10 +15,10 @@ import os
 import tempfile
 from pathlib import Path
 
-from .._issues import SpecError
-from .._settings import KEY_BYTES
-from .._text import printable
 from ..reading._bounded import read_file
+from ..vocabulary._issues import SpecError
+from ..vocabulary._settings import KEY_BYTES
+from ..vocabulary._text import printable
 
 SUFFIX = ".key"
 _HEADER = "# the key of agentbeats-spec's secret fingerprints: keep it as secret as the secrets it hides\n"

@@ -24,11 +24,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .._issues import SpecError
-from .._settings import AllowList
-from .._vocabulary import PLACEHOLDER, masked
 from ..reading import _documents, _json, _toml
 from ..reading._pointers import to_pointer
+from ..vocabulary._issues import SpecError
+from ..vocabulary._secrets import PLACEHOLDER, masked
+from ..vocabulary._settings import AllowList
 from ._scan import NOTHING_ALLOWED, Secret, secrets_in, text_secrets
 
 _BOM = b"\xef\xbb\xbf"

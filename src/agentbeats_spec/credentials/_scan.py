@@ -12,12 +12,12 @@ Two rules, documented in docs/security.md:
 Each finding carries the secret's ``secret_id`` (its baseline type and SHA-1), by which ``scan --baseline``
 (``_baseline``) knows the findings a team reviewed.
 
-The names and shapes are the scan's entries of the one vocabulary (``_vocabulary``). One search (``secrets_in``,
+The names and shapes are the scan's entries of the one vocabulary (``vocabulary._secrets``). One search (``secrets_in``,
 ``text_secrets``) serves the scan and the ``redact`` command, so that redact removes exactly what the scan finds.
 The AgentCompass writer's redaction, which ``write_task`` reproduces, decides by the writer's entries
 (``records._persisted``).
 
-A finding never shows the secret: messages carry its mask (``_vocabulary.mask``: its first characters, and its
+A finding never shows the secret: messages carry its mask (``vocabulary._secrets.mask``: its first characters, and its
 length only when it is long) and a fingerprint keyed with the allow-list's key (``_keys``), which an allow-list file
 names to silence a finding a person has reviewed. A member name is searched by shape as a string is: a key that is
 itself a token is a finding at that member.
@@ -32,10 +32,10 @@ from typing import Any
 
 import attrs
 
-from .._issues import Anchor, Finding, SpecError
-from .._settings import AllowList
-from .._text import printable
-from .._vocabulary import (
+from ..reading._pointers import to_pointer
+from ..reading._trusted import read_trusted
+from ..vocabulary._issues import Anchor, Finding, SpecError
+from ..vocabulary._secrets import (
     EVALUATION_FACTS,
     SCAN_SHAPES,
     Shape,
@@ -45,8 +45,8 @@ from .._vocabulary import (
     mask,
     shape_matches,
 )
-from ..reading._pointers import to_pointer
-from ..reading._trusted import read_trusted
+from ..vocabulary._settings import AllowList
+from ..vocabulary._text import printable
 from . import _keys
 
 # The baseline type of a secret found by a member's name (detect-secrets' name for a secret found by keyword).
@@ -78,7 +78,7 @@ def shape_spans(text: str, allow: AllowList = NOTHING_ALLOWED) -> list[tuple[int
 
 
 def _shape_spans(text: str, allow: AllowList, only: int | None = None) -> list[tuple[int, int, int]]:
-    """Every credential shape in a string that ``allow`` does not allow (see ``_vocabulary.shape_matches``)."""
+    """Every credential shape in a string that ``allow`` does not allow (see ``vocabulary._secrets.shape_matches``)."""
     return shape_matches(text, allow.allows if allow.fingerprints else None, only)
 
 

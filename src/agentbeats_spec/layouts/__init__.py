@@ -17,11 +17,11 @@ from typing import Any
 
 import attrs
 
-from .._issues import Fact, Issue
 from ..checking import _kinds
 from ..checking._collect import Collector, Part, Report, failing_on
 from ..checking._sources import scan_file
 from ..reading._bounded import confined
+from ..vocabulary._issues import Fact, Issue
 from ..walk._fs import Reporter, entries, is_folder, require
 from ..walk._units import LOCAL, Tree, Walk, run_here
 from ._walking import (

@@ -28,14 +28,14 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from .._issues import Anchor, Fact, Issue
-from .._text import quote
 from ..checking._collect import Collector
 from ..checking._examine import Examined
 from ..reading._pointers import join
 from ..rules import agentcompass_run
 from ..rules._common import is_int
 from ..rules.agentcompass import KNOWN_STRATEGIES
+from ..vocabulary._issues import Anchor, Fact, Issue
+from ..vocabulary._text import quote
 
 RUN_RULE = "agentcompass.run"
 _METRIC_ID = r"[A-Za-z][A-Za-z0-9_.-]*"

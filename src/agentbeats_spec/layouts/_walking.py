@@ -14,11 +14,11 @@ from pathlib import Path
 
 import attrs
 
-from .._issues import Fact, Issue
 from ..checking import _kinds
 from ..checking._collect import Collector, failing_on
 from ..checking._sources import examine_found, examine_named, may_be_artifact
 from ..reading._bounded import read_file
+from ..vocabulary._issues import Fact, Issue
 from ..walk._units import LOCAL, Tree, Walk
 
 CrossUnitRule = Callable[[list[Fact]], list[Issue]]

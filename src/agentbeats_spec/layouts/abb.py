@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .._codes import Severity
-from .._issues import Anchor, Fact, Finding, Issue
-from .._text import describe, quote
 from ..checking import _kinds
 from ..checking._collect import Collector
 from ..checking._examine import Examined
 from ..checking._sources import examine_named, members, read_schemaless
 from ..rules._common import is_int
+from ..vocabulary._codes import Severity
+from ..vocabulary._issues import Anchor, Fact, Finding, Issue
+from ..vocabulary._text import describe, quote
 from ..walk._fs import Entry, Reporter, entries, require
 from ..walk._units import LOCAL, Tree, Walk
 from ._walking import Layout

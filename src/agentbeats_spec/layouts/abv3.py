@@ -15,12 +15,12 @@ from typing import Any
 
 import attrs
 
-from .._issues import Anchor, Finding, Issue
-from .._text import quote
 from ..checking import _kinds
 from ..checking._collect import Collector
 from ..checking._sources import examine_named, members
 from ..rules.abv3 import inside_root
+from ..vocabulary._issues import Anchor, Finding, Issue
+from ..vocabulary._text import quote
 from ..walk._fs import entries, is_file, is_folder, listable
 from ..walk._units import LOCAL, Tree, Walk
 from ._walking import Layout

@@ -16,10 +16,6 @@ from typing import Any
 
 import attrs
 
-from .._codes import Severity
-from .._issues import Anchor, Finding
-from .._settings import current
-from .._text import quote
 from ..checking import _kinds
 from ..checking._collect import Collector
 from ..checking._examine import Examined
@@ -32,6 +28,10 @@ from ..records._states import FINAL_STATES, STATES, final_state
 from ..records._versions import CURRENT_TASK, TASK_V2
 from ..rules._common import is_int
 from ..rules.abv3 import inside_root
+from ..vocabulary._codes import Severity
+from ..vocabulary._issues import Anchor, Finding
+from ..vocabulary._settings import current
+from ..vocabulary._text import quote
 from ..walk._fs import Entry, Reporter, entries, entries_read, is_inside, listed, require
 from ..walk._units import LOCAL, Tree, Walk
 from . import _evidence, _run_facts

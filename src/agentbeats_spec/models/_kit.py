@@ -9,7 +9,7 @@ from typing import Any, Final
 
 import attrs
 
-from .._issues import InvalidDocument, Issue
+from ..vocabulary._issues import InvalidDocument, Issue
 
 
 class Absent(enum.Enum):

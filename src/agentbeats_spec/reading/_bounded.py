@@ -22,8 +22,8 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import BinaryIO
 
-from .._issues import Finding
-from .._settings import current
+from ..vocabulary._issues import Finding
+from ..vocabulary._settings import current
 from ._messages import FOLDER_NOT_FILE
 
 # O_NONBLOCK: opening a FIFO for reading returns at once instead of waiting for a writer (it is then refused);

@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 import attrs
 
-from .._issues import Anchor, Finding, Hidden
-from .._settings import current
+from ..vocabulary._issues import Anchor, Finding, Hidden
+from ..vocabulary._settings import current
 from . import _json, _messages, _nativejson
 from ._nativejson import IntegralFloats
 from ._pointers import TokenPath, to_path, to_pointer

@@ -16,7 +16,7 @@ import os
 from collections.abc import Set as AbstractSet
 from typing import Any, NamedTuple, Union
 
-from .._settings import current
+from ..vocabulary._settings import current
 from ._bounded import Refused, adopt_folder, listing
 from ._nativejson import folder_reader
 

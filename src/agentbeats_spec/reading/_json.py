@@ -15,10 +15,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from .._codes import CODES, Severity
-from .._issues import Anchor, Finding
-from .._settings import Limits
-from .._text import shorten
+from ..vocabulary._codes import CODES, Severity
+from ..vocabulary._issues import Anchor, Finding
+from ..vocabulary._settings import Limits
+from ..vocabulary._text import shorten
 from . import _messages
 from ._pointers import TokenPath, to_pointer
 

@@ -7,7 +7,7 @@ reader met it (tests/reading/test_native.py compares the reports byte for byte).
 
 from __future__ import annotations
 
-from .._text import shorten
+from ..vocabulary._text import shorten
 
 # A folder found where a file belongs, and the reverse: said alike by the reader (a descriptor of a folder) and the
 # walk (a listing, local or remote).

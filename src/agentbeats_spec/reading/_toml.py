@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .._issues import Finding
-from .._text import shorten
+from ..vocabulary._issues import Finding
+from ..vocabulary._text import shorten
 from . import _messages
 from ._json import MAX_DEPTH, MAX_INTEGER_DIGITS, Lines
 from ._pointers import TokenPath, to_pointer

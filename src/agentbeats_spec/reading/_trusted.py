@@ -15,9 +15,9 @@ import os
 import stat
 import sys
 
-from .._issues import SpecError
-from .._settings import current
-from .._text import printable
+from ..vocabulary._issues import SpecError
+from ..vocabulary._settings import current
+from ..vocabulary._text import printable
 from ._bounded import open_regular, read_sized
 
 

@@ -8,7 +8,7 @@ applies the builder's normalizations only, as the reader does.
 
 This redaction is the writer's, kept apart on purpose from the ``redact`` command (``credentials._redact``): it is
 decided by member name alone, masks whole values of any type (an ``eos_token``, a ``sort_key`` number, a ``headers``
-object), and its names are the writer's entries of the vocabulary (``_vocabulary``), not the scan's.
+object), and its names are the writer's entries of the vocabulary (``vocabulary._secrets``), not the scan's.
 It reproduces files; it is not a judgement of what is a secret.
 """
 
@@ -18,7 +18,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from .._vocabulary import (
+from ..vocabulary._secrets import (
     EVALUATION_FACTS,
     PLACEHOLDER,
     WRITER_ENVIRONMENT_NAME,

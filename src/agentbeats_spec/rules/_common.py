@@ -7,9 +7,9 @@ from typing import Any, TypeGuard
 
 import attrs
 
-from .._issues import Anchor, Finding
-from .._text import closest, quote
 from ..reading._pointers import join
+from ..vocabulary._issues import Anchor, Finding
+from ..vocabulary._text import closest, quote
 
 
 def unknown_members(

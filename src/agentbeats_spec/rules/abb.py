@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from .._issues import Finding
-from .._text import quote
 from ..reading._pointers import join
+from ..vocabulary._issues import Finding
+from ..vocabulary._text import quote
 from ._common import is_int, unknown_members
 
 CASE_FIELDS = (

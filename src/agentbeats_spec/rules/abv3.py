@@ -9,10 +9,10 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from .._issues import Anchor, Finding
-from .._shipped_schemas import schema_file
-from .._text import describe, quote
 from ..reading._pointers import join
+from ..vocabulary._issues import Anchor, Finding
+from ..vocabulary._shipped_schemas import schema_file
+from ..vocabulary._text import describe, quote
 from ._common import unknown_members
 
 _SCHEMA = "abv3/agentbeats-toml.v1.json"

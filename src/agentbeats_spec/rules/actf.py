@@ -7,9 +7,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .._issues import Finding
-from .._text import quote
 from ..reading._pointers import join
+from ..vocabulary._issues import Finding
+from ..vocabulary._text import quote
 from . import _actf_steps
 from ._common import is_int, once_per_document
 

@@ -7,10 +7,10 @@ import posixpath
 from collections.abc import Iterator
 from typing import Any
 
-from .._issues import Anchor, Finding
-from .._text import quote
 from ..reading._pointers import join
 from ..records._versions import TASK_V2
+from ..vocabulary._issues import Anchor, Finding
+from ..vocabulary._text import quote
 from . import actf
 from ._common import is_int, once_per_document
 

@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
-from .._issues import Anchor, Finding
-from .._text import closest, quote
 from ..reading._pointers import join
+from ..vocabulary._issues import Anchor, Finding
+from ..vocabulary._text import closest, quote
 from ._common import is_int
 from .agentcompass import KNOWN_STRATEGIES
 

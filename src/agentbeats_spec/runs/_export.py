@@ -18,7 +18,7 @@ from typing import Any, BinaryIO, Literal
 
 import attrs
 
-from .._issues import Issue
+from ..vocabulary._issues import Issue
 from ..writing import _atomic
 from ._tables import (
     BATCH_BYTES,

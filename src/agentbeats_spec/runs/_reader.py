@@ -21,14 +21,14 @@ from typing import TYPE_CHECKING
 import attrs
 
 from .. import _api
-from .._codes import Severity
-from .._issues import InvalidDocument, Issue
 from ..checking._sources import examine_named, members
 from ..layouts import agentcompass as layout
 from ..reading._bounded import confined, lstat, real_place
 from ..records._states import FINAL_STATES, RUNNING, STATES
 from ..records._versions import TASK_V2
 from ..tasks._detail import TaskSoFar, read_task_at
+from ..vocabulary._codes import Severity
+from ..vocabulary._issues import InvalidDocument, Issue
 from ..walk._fs import entries, is_file, is_folder, require
 
 if TYPE_CHECKING:

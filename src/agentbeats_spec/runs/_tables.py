@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Literal
 
 from .. import _api
-from .._issues import InvalidDocument, Issue
 from ..models import ABSENT
+from ..vocabulary._issues import InvalidDocument, Issue
 from ._reader import Run, TaskRef, iter_runs
 
 Source = Run | str | os.PathLike[str] | Iterable[Run | str | os.PathLike[str]]

@@ -21,9 +21,6 @@ except ImportError:  # Windows: no flock
     fcntl = None  # type: ignore[assignment]
 
 from .. import _api
-from .._issues import ArtifactsUnavailable, Finding, InvalidDocument, Issue, SpecError, UnconvertibleAttempt, WriteError
-from .._settings import current
-from .._text import describe, quote
 from ..checking._collect import Collector
 from ..checking._examine import issues_of
 from ..layouts import agentcompass as layout
@@ -32,6 +29,17 @@ from ..reading._documents import NotJSON, load_json
 from ..records import _legacy, _persisted
 from ..records._states import RUNNING, STATES, final_state
 from ..records._versions import CURRENT_TASK, READABLE_TASKS, TASK_V2
+from ..vocabulary._issues import (
+    ArtifactsUnavailable,
+    Finding,
+    InvalidDocument,
+    Issue,
+    SpecError,
+    UnconvertibleAttempt,
+    WriteError,
+)
+from ..vocabulary._settings import current
+from ..vocabulary._text import describe, quote
 from ..writing import _atomic
 
 if TYPE_CHECKING:

@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING
 import attrs
 
 from .._api import to_dict
-from .._issues import InvalidDocument, SpecError, UnconvertibleAttempt, WriteError
-from .._settings import current
-from .._text import printable, quote
 from ..layouts import agentcompass as layout
 from ..reading._documents import NotJSON, load_json
 from ..records._states import STATES
 from ..records._versions import CURRENT_TASK, TASK_V2
+from ..vocabulary._issues import InvalidDocument, SpecError, UnconvertibleAttempt, WriteError
+from ..vocabulary._settings import current
+from ..vocabulary._text import printable, quote
 from ..walk._fs import is_file, is_folder
 from ..writing._atomic import LINK_REASON, Folder, copy_file
 from ..writing._atomic import refused as _refused

@@ -28,14 +28,14 @@ from typing import Any
 
 import attrs
 
-from .._issues import Fact, Issue, SpecError
-from .._shipped_schemas import schema_directory
-from .._text import printable
-from .._version import __version__
 from ..checking._collect import Part
 from ..reading import _nativejson
 from ..reading._bounded import open_regular, read_sized
 from ..reading._trusted import distrusted, warn_on_stderr
+from ..vocabulary._issues import Fact, Issue, SpecError
+from ..vocabulary._shipped_schemas import schema_directory
+from ..vocabulary._text import printable
+from ..vocabulary._version import __version__
 
 # An entry whose mtime or ctime is this recent may still change within its timestamp's granularity.
 RACY_NANOSECONDS = 3 * 1_000_000_000

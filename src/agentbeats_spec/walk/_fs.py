@@ -8,11 +8,11 @@ import stat
 from pathlib import Path
 from typing import Literal, NamedTuple, Protocol
 
-from .._codes import Severity
 from ..reading import _folders
 from ..reading._bounded import Refused, listing
 from ..reading._folders import FILE, FOLDER, LINK, OTHER, Clean, Listed, Plan
 from ..reading._messages import FILE_NOT_FOLDER, FOLDER_NOT_FILE
+from ..vocabulary._codes import Severity
 
 EntryType = Literal["file", "folder"]
 _NAME = operator.attrgetter("name")

@@ -27,12 +27,12 @@ from typing import Any, Protocol
 
 import attrs
 
-from .._codes import Severity
-from .._issues import Issue
-from .._settings import Settings, applied, current
 from ..checking._collect import Collector, Part, failing_on
 from ..reading._bounded import confined
 from ..reading._messages import FILE_NOT_FOLDER, FOLDER_NOT_FILE
+from ..vocabulary._codes import Severity
+from ..vocabulary._issues import Issue
+from ..vocabulary._settings import Settings, applied, current
 from ._fs import Entry, EntryType, Reporter, entries, exists, is_file, is_folder, require
 
 

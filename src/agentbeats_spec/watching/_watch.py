@@ -31,13 +31,13 @@ from typing import Any, Literal
 
 import attrs
 
-from .._issues import Issue
-from .._settings import current
 from ..checking._collect import Part, Report
 from ..layouts import assemble, check_paths, plan
 from ..reading._bounded import open_regular, read_file
 from ..reading._documents import load_json
 from ..records._states import RUNNING
+from ..vocabulary._issues import Issue
+from ..vocabulary._settings import current
 from ..walk._units import Unit, Walk, run_unit
 
 # The names a writer gives a file before its atomic rename (AgentCompass 1.0.1: ".tmp.<name>.<hex>",

@@ -24,9 +24,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
-from .._issues import WriteError
 from ..reading._bounded import read_sized
 from ..reading._documents import Syntax
+from ..vocabulary._issues import WriteError
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)

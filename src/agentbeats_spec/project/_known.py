@@ -25,10 +25,10 @@ from pathlib import Path
 
 import attrs
 
-from ._issues import Issue, SpecError
-from .checking._collect import Report
-from .reading import _documents
-from .reading._trusted import read_trusted
+from ..checking._collect import Report
+from ..reading import _documents
+from ..reading._trusted import read_trusted
+from ..vocabulary._issues import Issue, SpecError
 
 FORMAT = "agentbeats-spec-baseline"
 VERSION = 1

@@ -10,9 +10,9 @@ from ._settings import current
 
 
 def shorten(text: str, limit: int | None = None) -> str:
-    """The text as a message quotes it: every credential shape in it masked (``_vocabulary.masked``), before it is
+    """The text as a message quotes it: every credential shape in it masked (``_secrets.masked``), before it is
     cut to the shown length of the current limits (or ``limit``), so that no cut hides a secret from the mask."""
-    from ._vocabulary import masked  # lazy: its patterns are compiled only once a message quotes a value
+    from ._secrets import masked  # lazy: its patterns are compiled only once a message quotes a value
 
     text = masked(text)
     limit = limit or current().limits.shown_length

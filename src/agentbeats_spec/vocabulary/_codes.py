@@ -1,7 +1,7 @@
 """Every issue code: its family, the severity it is reported at, and what it means.
 
 The one home of these facts: docs/codes.md, the SARIF rules and the reporters' levels are made from this table,
-and every :class:`~agentbeats_spec._issues.Finding` and ``Issue`` is checked against it where it is built.
+and every :class:`~agentbeats_spec.vocabulary._issues.Finding` and ``Issue`` is checked against it where it is built.
 """
 
 from __future__ import annotations
@@ -361,6 +361,8 @@ def check_code(instance: Any, attribute: Any, code: str) -> None:
     if (code, instance.severity) not in _ALLOWED:
         known = CODES.get(code)
         if known is None:
-            raise ValueError(f"{code!r} is not an issue code; add it to agentbeats_spec._codes.TABLE")
+            raise ValueError(f"{code!r} is not an issue code; add it to agentbeats_spec.vocabulary._codes.TABLE")
         allowed = " or ".join(known.severities)
-        raise ValueError(f"{code!r} is reported as {allowed}, not {instance.severity!r} (agentbeats_spec._codes)")
+        raise ValueError(
+            f"{code!r} is reported as {allowed}, not {instance.severity!r} (agentbeats_spec.vocabulary._codes)"
+        )

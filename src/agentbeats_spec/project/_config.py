@@ -21,11 +21,11 @@ from typing import Any, cast, get_args
 
 import attrs
 
-from ._codes import CODES, Severity
-from ._issues import Issue, SpecError
-from ._settings import GIB, Limits
-from .checking._collect import Report
-from .reading._trusted import Untrusted, read_trusted, warn_on_stderr
+from ..checking._collect import Report
+from ..reading._trusted import Untrusted, read_trusted, warn_on_stderr
+from ..vocabulary._codes import CODES, Severity
+from ..vocabulary._issues import Issue, SpecError
+from ..vocabulary._settings import GIB, Limits
 
 NAMES = (".agentbeats-spec.toml", "pyproject.toml")
 SECTION = ("tool", "agentbeats-spec")
@@ -245,7 +245,7 @@ def _read_text(path: Path) -> str:
 
 
 def _document(path: Path, text: str | None = None) -> dict[str, Any]:
-    from .reading import _toml  # lazy: the TOML reader, which a run without a configuration file never loads
+    from ..reading import _toml  # lazy: the TOML reader, which a run without a configuration file never loads
 
     data, findings = _toml.parse(_read_text(path) if text is None else text)
     if findings or not isinstance(data, dict):

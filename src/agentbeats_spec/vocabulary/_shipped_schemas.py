@@ -16,10 +16,11 @@ def schema_directory() -> Path:
     reads the repository's own folder, which is the source of truth.
     """
     # The package is always a folder on disk (wheels install as files), so no importlib.resources is needed.
-    packaged = Path(__file__).resolve().parent / "schemas"
+    package = Path(__file__).resolve().parents[1]
+    packaged = package / "schemas"
     if packaged.is_dir():
         return packaged
-    checkout = Path(__file__).resolve().parents[2] / "schemas"
+    checkout = package.parents[1] / "schemas"
     if checkout.is_dir():
         return checkout
     raise RuntimeError("agentbeats_spec is installed without its schema files; reinstall the package")

@@ -17,16 +17,16 @@ from urllib.parse import quote as quote_uri
 
 import attrs
 
-from ._codes import CODES
-from ._issues import Issue
-from ._text import json_text, printable
-from ._version import __version__
-from .checking._collect import Report
-from .reading._bounded import open_regular
+from ..checking._collect import Report
+from ..reading._bounded import open_regular
+from ..vocabulary._codes import CODES
+from ..vocabulary._issues import Issue
+from ..vocabulary._text import json_text, printable
+from ..vocabulary._version import __version__
 
 if TYPE_CHECKING:
-    from .layouts.abv3 import L1Check
-    from .tasks._migrate import Migration
+    from ..layouts.abv3 import L1Check
+    from ..tasks._migrate import Migration
 
 CONTEXT_WIDTH = 100
 
@@ -211,7 +211,7 @@ class _SourceLines:
         if self.judged is not None and self.judged[0] == number:  # a thousand issues on one long line: judged once
             return self.judged[1]
         line = found.rstrip("\r\n").lstrip("\ufeff") if number == 1 else found.rstrip("\r\n")
-        from ._vocabulary import shape_matches  # lazy: only a report that shows a line compiles the patterns
+        from ..vocabulary._secrets import shape_matches  # lazy: only a report that shows a line compiles the patterns
 
         # A line holding a credential shape is never shown either, with or without the scan: messages mask it.
         self.judged = (number, None if shape_matches(line) else line)

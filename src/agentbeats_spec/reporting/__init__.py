@@ -1,0 +1,1 @@
+"""How a report is shown: the output formats, and the progress of a long check."""
