@@ -20,7 +20,7 @@ import pytest
 
 from agentbeats_spec.checking import _kinds
 from agentbeats_spec.cli import main
-from agentbeats_spec.reporting._reporters import REPORTERS
+from agentbeats_spec.reporting._formats import REPORTERS
 
 from ..conftest import FIXTURES, ROOT, VALID
 
@@ -210,7 +210,7 @@ def test_github_data_and_properties_are_escaped_as_workflow_commands_require() -
 
     from agentbeats_spec import Issue
     from agentbeats_spec.checking._collect import Report
-    from agentbeats_spec.reporting._reporters import github
+    from agentbeats_spec.reporting._github import github
 
     issue = Issue(file="a:b,c%d", line=2, column=3, severity="error", code="json.syntax", message="100% sure: x, y")
     out = io.StringIO()

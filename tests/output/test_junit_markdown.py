@@ -10,7 +10,8 @@ import pytest
 import xmlschema
 
 from agentbeats_spec.cli import main
-from agentbeats_spec.reporting._reporters import MARKDOWN_ISSUES, code_url
+from agentbeats_spec.reporting._links import code_url
+from agentbeats_spec.reporting._markdown import MARKDOWN_ISSUES
 
 from ..conftest import FIXTURES, ROOT, VALID
 
@@ -166,7 +167,7 @@ def test_markdown_shows_names_and_values_as_code(tmp_path: Path, capsys: pytest.
     ],
 )
 def test_a_code_span_cannot_be_closed_by_its_value(value: str, span: str) -> None:
-    from agentbeats_spec.reporting._reporters import _markdown_code
+    from agentbeats_spec.reporting._markdown import _markdown_code
 
     assert _markdown_code(value) == span
 

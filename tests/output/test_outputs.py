@@ -14,7 +14,9 @@ from jsonschema import Draft4Validator
 from agentbeats_spec.checking._bundle import bundle
 from agentbeats_spec.checking._kinds import KINDS
 from agentbeats_spec.cli import main
-from agentbeats_spec.reporting._reporters import REPORTERS, SNIPPET_WIDTH, code_url
+from agentbeats_spec.reporting._formats import REPORTERS
+from agentbeats_spec.reporting._links import code_url
+from agentbeats_spec.reporting._sarif import SNIPPET_WIDTH
 
 from ..conftest import FIXTURES, ROOT
 
@@ -99,7 +101,7 @@ def test_an_internal_error_exits_3_with_a_sarif_log_of_a_failed_invocation(
     def broken(*arguments: object, **options: object) -> None:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("agentbeats_spec.cli.check_paths", broken)
+    monkeypatch.setattr("agentbeats_spec.cli._validate.check_paths", broken)
     log = tmp_path / "log.sarif"
     assert main(["validate", INVALID, "--output", f"sarif:{log}"]) == 3
     (invocation,) = json.loads(log.read_text(encoding="utf-8"))["runs"][0]["invocations"]

@@ -131,20 +131,20 @@ def test_the_text_report_reads_a_files_source_lines_once(tmp_path: Path, monkeyp
     import io
 
     from agentbeats_spec.layouts import check_paths
-    from agentbeats_spec.reporting import _reporters
+    from agentbeats_spec.reporting import _source_lines, _text
 
     path = tmp_path / "t.actf.json"
     path.write_bytes(empty_steps(3_000))
     opened: list[str] = []
-    opener = _reporters.open_regular
+    opener = _source_lines.open_regular
 
     def counted(file: str) -> Any:
         opened.append(file)
         return opener(file)
 
-    monkeypatch.setattr(_reporters, "open_regular", counted)
+    monkeypatch.setattr(_source_lines, "open_regular", counted)
     out = io.StringIO()
-    _reporters.text(check_paths([path]), out)
+    _text.text(check_paths([path]), out)
     assert out.getvalue().count("\n    1 | ") == 1_000
     assert opened == [str(path)]
 
