@@ -29,10 +29,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agentbeats_spec.application._tree_check import check_paths, plan, reduce
 from agentbeats_spec.distributed import _check_copy, _Source, validate_with_dask
-from agentbeats_spec.layouts import check_paths, plan, reduce
+from agentbeats_spec.units._plan import Unit
+from agentbeats_spec.units._running import run_unit
 from agentbeats_spec.vocabulary._settings import current
-from agentbeats_spec.walk._units import Unit, run_unit
 
 
 def best(repeat: int, action: Callable[[], Any]) -> float:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import attrs
 
 from ._api import kinds, schema
+from .application._tree_check import check_paths, check_repository, scan_paths
 from .checking._bundle import bundle
 from .checking._catalog import schema_folder
 from .checking._collect import CheckFailed, Report
@@ -31,7 +32,6 @@ from .checking._examine import reconfigured
 from .checking._kinds import KINDS
 from .checking._kinds import get as get_kind
 from .checking._sources import examine_source
-from .layouts import check_paths, check_repository, scan_paths
 from .project import _config, _known
 from .reading._bounded import read_bounded, read_stream
 from .reading._trusted import Untrusted, warn_on_stderr
@@ -44,7 +44,7 @@ from .vocabulary._version import __version__
 from .watching._watch import watch_run
 
 if TYPE_CHECKING:
-    from .walk._cache import VerdictCache
+    from .units._cache import VerdictCache
 
 EXIT_VALID, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 ALLOW_LIST = Path("agentbeats-secrets.allow")
@@ -724,7 +724,7 @@ def _verdict_cache(arguments: argparse.Namespace, settings: Settings) -> Verdict
         "verify_artifacts": settings.verify_artifacts,
         "exclude": [str(config.root), *config.exclude] if (config := arguments.configuration).exclude else None,
     }
-    from .walk import _cache  # lazy: hashlib and tempfile, which --no-cache never needs (start-up time)
+    from .units import _cache  # lazy: hashlib and tempfile, which --no-cache never needs (start-up time)
 
     return _cache.for_run(arguments.cache, arguments.paths, json.dumps(options))
 

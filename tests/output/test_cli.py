@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from agentbeats_spec import validate
+from agentbeats_spec.application._tree_check import check_paths
 from agentbeats_spec.cli import main
-from agentbeats_spec.layouts import check_paths
 from agentbeats_spec.reporting._progress import Progress
 from agentbeats_spec.reporting._reporters import REPORTERS
-from agentbeats_spec.walk import _cache
+from agentbeats_spec.units import _cache
 
 from ..conftest import FIXTURES, VALID
 

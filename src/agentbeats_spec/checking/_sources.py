@@ -92,7 +92,7 @@ def examine_named(path: Path, kind: _kinds.Kind | None, *, follow: bool = False)
     file = str(path)
     with failing_on(file):
         try:
-            # A kind named (by the caller, who knows the file's place: layouts._walking.kind_in_place) or told by
+            # A kind named (by the caller, who knows the file's place: layouts._layout.kind_in_place) or told by
             # the path.
             known = kind if kind is not None else _kinds.from_path(path)
             syntax = known.syntax if known else syntax_of(path)
