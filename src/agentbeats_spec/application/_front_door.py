@@ -21,10 +21,10 @@ from typing import Any, BinaryIO, Literal, Protocol
 
 import attrs
 
-from ..checking import _examine, _kinds, _sources
+from ..checking import _kinds, _sources
 from ..checking._collect import Report
 from ..reading._bounded import read_stream
-from ..vocabulary._issues import Issue, SpecError
+from ..vocabulary._issues import SpecError
 from ..vocabulary._settings import AllowList, Limits, Settings, applied, current
 from ._tree_check import check_paths, check_repository, scan_paths
 
@@ -143,21 +143,10 @@ def _check_source(
 ) -> Report:
     """One document: its issues (on ``name`` when given), counted as one file of its kind."""
     if request.task == "scan":
-        issues, label = _scanned_source(source, settings.allow or AllowList()), "unknown"
+        issues, label = _sources.scan_source(source, settings.allow or AllowList()), "unknown"
     else:
         examined = _sources.examine_source(source, _kinds.get(request.kind) if request.kind else None)
         issues, label = examined.issues, examined.kind.name if examined.kind is not None else "unknown"
     if name is not None:
         issues = [attrs.evolve(issue, file=name) for issue in issues]
     return Report(tuple(issues), 1, kinds=((label, 1),))
-
-
-def _scanned_source(source: str | bytes | Mapping[str, Any], allow: AllowList) -> list[Issue]:
-    """A document searched for secrets only, and its reading findings: what ``scan()`` reports of a source."""
-    from ..credentials import _scan  # lazy for start-up time: a check without a secret scan never imports it
-
-    document = _sources.document_of(source, None)
-    findings = list(document.findings)
-    if document.readable:
-        findings.extend(_scan.scan_data(document.data, allow))
-    return _examine.issues_of(document, findings, None, None)

@@ -19,10 +19,10 @@ import attrs
 from ..checking import _kinds
 from ..checking._collect import Collector
 from ..checking._examine import Examined
-from ..checking._sources import examine_clean, examine_named, members, read_schemaless
+from ..checking._sources import examine_in_folder, examine_named, members, read_schemaless
 from ..reading import _folders
 from ..reading._bounded import read_bounded
-from ..reading._folders import FILE, Clean, Listed, Plan, child
+from ..reading._folders import FILE, Clean, Listed, Plan
 from ..reading._pointers import join
 from ..records._states import FINAL_STATES, STATES, final_state
 from ..records._versions import CURRENT_TASK, TASK_V2
@@ -343,26 +343,14 @@ def check_task(task: Path, collector: Collector) -> TaskFiles | None:
 
 
 def task_unit(collector: Collector, task: Path, state: str | None, root: Path | None) -> TaskFiles | None:
-    """One task folder where the plan found it (its state folder and run root): a unit (a ``units._plan.UnitCheck``)."""
-    index_path = task / "task.json"
-    # The folder listed and its task.json read in one native call when it can be; else (or when task.json is no
-    # regular file, which require reports before anything is listed) as any file is.
-    found = _folders.read_folder(str(task), _TASK_PLAN)
-    if found is None or not any(name == "task.json" and type_ == FILE for name, type_, _ in found):
-        found = None
-        if not require(index_path, "file", collector, task, "a task folder holds task.json; this one has none"):
-            return None
-    listing: list[Entry] | None = None
-    read: dict[str, Clean | list[Listed]] = {}
-    if found is not None:
-        listing, read = listed(task, found, collector, root or task)
-    clean = read.get("task.json")
-    if isinstance(clean, Clean):
-        index = examine_clean(child(str(task), "task.json"), TASK, clean)
-    else:
-        index = examine_named(index_path, TASK)
-    if root is not None:  # in a run, whose result browser shows the task
-        index = _rounded_by_browser(index, _SHOWN_TASK)
+    """One task folder where the plan found it (its state folder and run root): a ``units._plan.UnitCheck``.
+
+    Its task.json (:func:`_task_index`), the attempt folders it maps (:func:`_mapped_attempts`), each attempt
+    (``_check_attempt``), what its state folder says of them (:func:`_check_task_state`), then its facts."""
+    opened = _task_index(collector, task, root)
+    if opened is None:
+        return None
+    index, listing, read = opened
     data = members(index) or {}
     task_id = data.get("task_id") if isinstance(data.get("task_id"), str) else None
     _check_task_name(task, task_id, collector)
@@ -378,12 +366,66 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
             "details/<state>/<task>/ (running, then normal, error or fatal); AgentCompass 1.0.1 would still read "
             "it there (it lists details/*/task.json) and move it to its state on its next write",
         )
-
     if listing is None:
         listing = entries(task, collector, root or task)
-    folders = {entry.name: entry for entry in listing if entry.is_folder}
     attempts = data.get("attempts")
     mapping: dict[str, Any] = attempts if isinstance(attempts, dict) else {}
+    folders, mapped, findings = _mapped_attempts(collector, listing, mapping)
+    results: dict[str, Examined | None] = {}
+    for key, name in mapped.items():
+        number = int(key) if key.isdigit() else None
+        within = read.get(name)
+        results[key] = _check_attempt(
+            folders[name].path, number, task_id, task.name, root, collector, attempt_kind,
+            within if isinstance(within, list) else None, state == "running",
+        )  # fmt: skip
+    _check_task_state(collector, task, state, index, data, mapped, results, findings)
+    collector.add(index.with_findings(findings))
+    if root is not None:
+        read_results = {
+            key: (result, members(result)) if result is not None else None for key, result in results.items()
+        }
+        # What the 1.0.1 readers take as a published task (has_task_result): its shared metadata and every attempt's
+        # result, in a final state (or, for v2, directly in details/).
+        published = (
+            (state in FINAL_STATES or (state is None and legacy))
+            and all(member in data for member in SHARED)
+            and len(mapped) == len(mapping)
+            and all(each is not None and each[1] is not None for each in read_results.values())
+        )
+        _run_facts.task_facts(collector, str(root), index, data, published, read_results)
+    return TaskFiles(index, results)
+
+
+def _task_index(
+    collector: Collector, task: Path, root: Path | None
+) -> tuple[Examined, list[Entry] | None, dict[str, Clean | list[Listed]]] | None:
+    """A task folder's task.json checked, the folder's listing and what its native call read (the listing None
+    when no native call listed it; None: no task.json, which is reported)."""
+    # The folder listed and its task.json read in one native call when it can be; else (or when task.json is no
+    # regular file, which require reports before anything is listed) as any file is.
+    found = _folders.read_folder(str(task), _TASK_PLAN)
+    if found is None or not any(name == "task.json" and type_ == FILE for name, type_, _ in found):
+        found = None
+        message = "a task folder holds task.json; this one has none"
+        if not require(task / "task.json", "file", collector, task, message):
+            return None
+    listing: list[Entry] | None = None
+    read: dict[str, Clean | list[Listed]] = {}
+    if found is not None:
+        listing, read = listed(task, found, collector, root or task)
+    index = examine_in_folder(task, "task.json", TASK, read)
+    if root is not None:  # in a run, whose result browser shows the task
+        index = _rounded_by_browser(index, _SHOWN_TASK)
+    return index, listing, read
+
+
+def _mapped_attempts(
+    collector: Collector, listing: list[Entry], mapping: dict[str, Any]
+) -> tuple[dict[str, Entry], dict[str, str], list[Finding]]:
+    """The task folder's sub-folders by name, the attempts of task.json's ``attempts`` that have their folder (key
+    to folder name), and the findings on task.json of those that have none; every other entry is reported."""
+    folders = {entry.name: entry for entry in listing if entry.is_folder}
     mapped: dict[str, str] = {}
     findings = []
     for key, name in mapping.items():
@@ -415,16 +457,22 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
                 collector.about(entry.path, "layout.unexpected-entry", "not part of a task folder", "warning")
         elif not entry.is_folder and entry.name != "task.json":
             _unexpected_file(entry, collector, "a task folder holds task.json and attempt folders only")
+    return folders, mapped, findings
 
-    results: dict[str, Examined | None] = {}
-    for key, name in mapped.items():
-        number = int(key) if key.isdigit() else None
-        within = read.get(name)
-        results[key] = _check_attempt(
-            folders[name].path, number, task_id, task.name, root, collector, attempt_kind,
-            within if isinstance(within, list) else None, state == "running",
-        )  # fmt: skip
 
+def _check_task_state(
+    collector: Collector,
+    task: Path,
+    state: str | None,
+    index: Examined,
+    data: dict[str, Any],
+    mapped: dict[str, str],
+    results: dict[str, Examined | None],
+    findings: list[Finding],
+) -> None:
+    """What the task's state folder says of it: a final state holds a published task whose every attempt has a
+    result, and is the state its attempts' most severe issue makes it (a finished v2 task: every attempt has one)."""
+    legacy = data.get("schema_version") == TASK_V2
     if state in FINAL_STATES and not legacy:  # a v2 attempt's issues are derived on read, not stored
         if index.document.readable and not any(member in data for member in SHARED):
             findings.append(
@@ -460,21 +508,6 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
                     "reads the task only when every attempt it maps has one (has_task_result), so the task silently "
                     "drops out of its summary, reuse and result browser",
                 )
-    collector.add(index.with_findings(findings))
-    if root is not None:
-        read_results = {
-            key: (result, members(result)) if result is not None else None for key, result in results.items()
-        }
-        # What the 1.0.1 readers take as a published task (has_task_result): its shared metadata and every attempt's
-        # result, in a final state (or, for v2, directly in details/).
-        published = (
-            (state in FINAL_STATES or (state is None and legacy))
-            and all(member in data for member in SHARED)
-            and len(mapped) == len(mapping)
-            and all(each is not None and each[1] is not None for each in read_results.values())
-        )
-        _run_facts.task_facts(collector, str(root), index, data, published, read_results)
-    return TaskFiles(index, results)
 
 
 @functools.cache
@@ -542,11 +575,7 @@ def _check_attempt(
     listing = {entry.name: entry for entry in entries_}
     result = None
     if "result.json" in listing and not listing["result.json"].is_folder:
-        clean = read.get("result.json")
-        if isinstance(clean, Clean):
-            result = examine_clean(child(str(folder), "result.json"), kind, clean)
-        else:
-            result = examine_named(folder / "result.json", kind)
+        result = examine_in_folder(folder, "result.json", kind, read)
         if root is not None:
             result = _rounded_by_browser(result, _SHOWN_ATTEMPT)
     if "checkpoint.json" in listing and listing["checkpoint.json"].is_folder:
@@ -835,11 +864,7 @@ def _check_retries(
         if not entry.name.endswith(".json") or _TEMPORARY.match(entry.name):
             _unexpected_file(entry, collector, "retries/ holds retry records (.json) and archive folders")
             continue
-        clean = read.get(entry.name)
-        if isinstance(clean, Clean):
-            record = examine_clean(child(str(folder), entry.name), RETRY, clean)
-        else:
-            record = examine_named(entry.path, RETRY)
+        record = examine_in_folder(folder, entry.name, RETRY, read)
         if root is not None:
             record = _rounded_by_browser(record, _SHOWN_RETRY)
         records += 1
