@@ -15,7 +15,7 @@ from .checking._kinds import KINDS, Kind
 from .reading import _documents
 from .reading._pointers import to_pointer
 from .vocabulary._issues import Finding, InvalidDocument, Issue, UnknownKind
-from .vocabulary._settings import AllowList, Limits, applied, current
+from .vocabulary._settings import AllowList, Limits
 from .vocabulary._text import describe
 
 # BEGIN GENERATED model imports: by tools/codegen.py from the kind table: do not edit by hand
@@ -222,9 +222,11 @@ def load(path: PathLike, kind: str | None = None, *, limits: Limits | None = Non
     ``TaskIndexV2``, the attempts of its task are ``AttemptResultV2``); a JSON Lines file (progress events) gives
     a list of them. Named as a literal, the kind also gives the return type to a type checker.
     """
+    from .application._front_door import CheckRequest, settings_applied
     from .layouts import kind_in_place  # as the other imports of the layouts here
 
-    with applied(current().with_limits(limits)):
+    # The limits named, else those applied around the call; a load scans no secrets.
+    with settings_applied(CheckRequest(limits=limits)):
         named = _kinds.get(kind) if kind else None
         examined = _sources.examine_named(Path(path), kind_in_place(Path(path), named), follow=True)
     return _model_of(examined)

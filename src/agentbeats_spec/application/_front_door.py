@@ -2,7 +2,8 @@
 
 ``validate()`` and ``scan()`` (``_api``), every validating command of the CLI and the Dask path
 (``distributed``) come in here. :meth:`CheckRequest.settings` is where the settings of a run are put together,
-and :func:`run_check` where they are applied, once, around the whole check (``vocabulary._settings.applied``);
+and :func:`settings_applied` where they are applied, once, around the whole check (``vocabulary._settings.applied``:
+:func:`run_check` runs in it, and so do ``load()`` and the commands that check through functions of their own);
 from there they travel as an argument (``check_paths`` hands them to every unit, ``units._running.run_unit``
 applies them in whatever process runs the unit, and a cluster runner receives them). Inside a run, ``current()``
 is the one carrier of them, read by the stages below (limits when reading, the allow-list when scanning).
@@ -113,10 +114,16 @@ class Repository:
 Target = Paths | Source | Stdin | Cluster | Repository
 
 
+def settings_applied(request: CheckRequest) -> applied:
+    """The settings of ``request`` applied to everything checked inside the block (``with``): the one place they
+    are applied outside a unit's run. :func:`run_check` runs in it; so do the callers that check through functions
+    of their own (``load()``; the commands that convert, redact or watch), which read them where they need them."""
+    return applied(request.settings())
+
+
 def run_check(request: CheckRequest, target: Target) -> Report:
     """The report of ``target`` checked as ``request`` asks, its settings applied around the whole check."""
-    settings = request.settings()
-    with applied(settings):
+    with settings_applied(request) as settings:
         if isinstance(target, Paths):
             if request.task == "scan":
                 return scan_paths(target.paths, progress=request.progress, follow_symlinks=request.follow_symlinks)
