@@ -80,12 +80,12 @@ def main() -> int:
     print(f"tree: {tree} ({size / 1e6:,.0f} MB)")
     check_paths([tree])  # warm-up: the page cache holds the tree
 
-    walk_time = best(arguments.repeat, lambda: plan([tree]))
-    walk = plan([tree])
-    units = walk.units
+    plan_time = best(arguments.repeat, lambda: plan([tree]))
+    planned = plan([tree])
+    units = planned.units
     by_check = Counter(unit.check.__name__ for unit in units)
     print(f"units: {len(units):,} ({', '.join(f'{count} {name}' for name, count in by_check.items())})")
-    print(f"walk (planning, names only): {walk_time:.2f} s, {walk_time / len(units) * 1e3:.3f} ms per unit")
+    print(f"planning (names only): {plan_time:.2f} s, {plan_time / len(units) * 1e3:.3f} ms per unit")
 
     step = max(1, len(units) // arguments.sample)
     sample = units[::step]
