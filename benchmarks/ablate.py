@@ -21,8 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import attrs
 
+from agentbeats_spec.application._tree_check import check_paths
 from agentbeats_spec.checking import _examine, _kinds
-from agentbeats_spec.layouts import agentcompass, check_paths
+from agentbeats_spec.layouts import agentcompass
 
 
 def best(tree: Path, rounds: int) -> float:

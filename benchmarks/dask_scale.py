@@ -29,10 +29,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agentbeats_spec.application._tree_check import check_paths, plan, reduce
 from agentbeats_spec.distributed import _check_copy, _Source, validate_with_dask
-from agentbeats_spec.layouts import check_paths, plan, reduce
+from agentbeats_spec.units._plan import Unit
+from agentbeats_spec.units._running import run_unit
 from agentbeats_spec.vocabulary._settings import current
-from agentbeats_spec.walk._units import Unit, run_unit
 
 
 def best(repeat: int, action: Callable[[], Any]) -> float:
@@ -79,12 +80,12 @@ def main() -> int:
     print(f"tree: {tree} ({size / 1e6:,.0f} MB)")
     check_paths([tree])  # warm-up: the page cache holds the tree
 
-    walk_time = best(arguments.repeat, lambda: plan([tree]))
-    walk = plan([tree])
-    units = walk.units
+    plan_time = best(arguments.repeat, lambda: plan([tree]))
+    planned = plan([tree])
+    units = planned.units
     by_check = Counter(unit.check.__name__ for unit in units)
     print(f"units: {len(units):,} ({', '.join(f'{count} {name}' for name, count in by_check.items())})")
-    print(f"walk (planning, names only): {walk_time:.2f} s, {walk_time / len(units) * 1e3:.3f} ms per unit")
+    print(f"planning (names only): {plan_time:.2f} s, {plan_time / len(units) * 1e3:.3f} ms per unit")
 
     step = max(1, len(units) // arguments.sample)
     sample = units[::step]

@@ -76,7 +76,7 @@ from pathlib import Path
 from jsonschema import Draft202012Validator
 from agentbeats_spec.checking._kinds import from_content
 from agentbeats_spec.checking._schemas import contents, registry
-from agentbeats_spec.layouts._walking import kind_by_place
+from agentbeats_spec.layouts._layout import kind_by_place
 validators = {}
 for name in open(sys.argv[1]).read().splitlines():
     path = Path(name)
@@ -96,7 +96,7 @@ def check_jsonschema(files: list[Path], work: Path) -> tuple[float, int]:
     """check-jsonschema with our bundled schemas (no network), one call per kind, times added up."""
     sys.path.insert(0, str(ROOT / "src"))
     from agentbeats_spec.checking._kinds import from_content
-    from agentbeats_spec.layouts._walking import kind_by_place
+    from agentbeats_spec.layouts._layout import kind_by_place
 
     groups: dict[str, list[str]] = {}
     for path in files:

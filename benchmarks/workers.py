@@ -4,7 +4,7 @@
 
 RUN is an AgentCompass run (benchmarks/agentcompass_writer.py). For each count of tasks, a run holding the first
 that many task folders of RUN (hard links, in a temporary folder) is checked with ``--no-cache --jobs 2`` twice
-per round: once with ``walk/_units.py`` ``WORKERS_GAIN_BYTES`` at 0 (workers whatever the size) and once at
+per round: once with ``units/_running.py`` ``WORKERS_GAIN_BYTES`` at 0 (workers whatever the size) and once at
 infinity (one process). Each keeps its best wall time; the ratio says where the threshold belongs.
 """
 
@@ -22,8 +22,8 @@ from pathlib import Path
 PYTHON = sys.executable
 FORCED = """
 import sys
-from agentbeats_spec.walk import _units
-_units.WORKERS_GAIN_BYTES = float(sys.argv[1])
+from agentbeats_spec.units import _running
+_running.WORKERS_GAIN_BYTES = float(sys.argv[1])
 from agentbeats_spec.cli import main
 sys.exit(main(["validate", "--format", "json", "--no-cache", "--jobs", "2", sys.argv[2]]))
 """

@@ -24,7 +24,7 @@ import _fuzzhooks  # the harness's hooks on the folder reader's system calls (fu
 from agentbeats_spec.reading import _json, _native, _nativejson
 from agentbeats_spec.reading._folders import FILE, FOLDER, LINK, OTHER
 from agentbeats_spec.rules import _actf_steps, actf
-from agentbeats_spec.walk import _fs
+from agentbeats_spec.units import _fs
 
 MAX_DEPTH = 64  # low enough for the fuzzer to reach, so that the limit's edge is exercised
 COUNTS = {"json": 0, "folder": 0}  # inputs of each mode, printed by the harness when it ends
@@ -219,7 +219,7 @@ def check_folder(spec: bytes) -> None:
 
 
 def _types(descriptor: int) -> dict[bytes, int]:
-    """Each entry's type as the ordinary listing (walk._fs) sees it: os.scandir on the descriptor, which rewinds
+    """Each entry's type as the ordinary listing (units._fs) sees it: os.scandir on the descriptor, which rewinds
     it when closed."""
     with os.scandir(descriptor) as listing:
         return {os.fsencode(entry.name): _fs._type_of(entry) for entry in listing}

@@ -15,7 +15,7 @@ from .checking._kinds import KINDS, Kind
 from .reading import _documents
 from .reading._pointers import to_pointer
 from .vocabulary._issues import Finding, InvalidDocument, Issue, UnknownKind
-from .vocabulary._settings import AllowList, Limits, applied, current
+from .vocabulary._settings import AllowList, Limits
 from .vocabulary._text import describe
 
 # BEGIN GENERATED model imports: by tools/codegen.py from the kind table: do not edit by hand
@@ -74,15 +74,15 @@ def validate(
     the hashes. Nothing a file holds makes this raise: it becomes issues on that file.
     """
     _refuse_other_types(source, "validate")
-    kind_ = _kinds.get(kind) if kind is not None else None
-    settings = current().with_limits(limits).with_allow(AllowList() if secrets else None)
-    with applied(settings.with_verify_artifacts(verify_artifacts)):
-        if isinstance(source, os.PathLike):
-            from .layouts import check_paths, with_nothing_found
+    from .application._front_door import CheckRequest, Paths, Source, run_check
+    from .application._tree_check import with_nothing_found
 
-            report = check_paths([Path(source)], kind_, follow_symlinks=follow_symlinks)
-            return list(report.issues) if allow_empty else with_nothing_found(report)
-        return _hint_paths(source, list(_sources.examine_source(source, kind_).issues))
+    request = CheckRequest(kind=kind, limits=limits, allow=AllowList() if secrets else None,
+                           verify_artifacts=verify_artifacts, follow_symlinks=follow_symlinks)  # fmt: skip
+    if isinstance(source, os.PathLike):
+        report = run_check(request, Paths([Path(source)]))
+        return list(report.issues) if allow_empty else with_nothing_found(report)
+    return _hint_paths(source, list(run_check(request, Source(source)).issues))
 
 
 def _refuse_other_types(source: object, doing: str) -> None:
@@ -114,19 +114,13 @@ def scan(
     fingerprints listed in ``allow_list`` (a file, one per line) are not reported.
     """
     _refuse_other_types(source, "scan")
+    from .application._front_door import CheckRequest, Paths, Source, run_check
     from .credentials import _scan
 
     allow = _scan.read_allow_list(allow_list) if allow_list is not None else AllowList()
-    with applied(current().with_limits(limits).with_allow(allow)):
-        if isinstance(source, os.PathLike):
-            from .layouts import scan_paths
-
-            return list(scan_paths([Path(source)], follow_symlinks=follow_symlinks).issues)
-        document = _sources.document_of(source, None)
-        findings = list(document.findings)
-        if document.readable:
-            findings.extend(_scan.scan_data(document.data, allow))
-        return _examine.issues_of(document, findings, None, None)
+    request = CheckRequest(task="scan", limits=limits, allow=allow, follow_symlinks=follow_symlinks)
+    target = Paths([Path(source)]) if isinstance(source, os.PathLike) else Source(source)
+    return list(run_check(request, target).issues)
 
 
 @overload
@@ -228,9 +222,11 @@ def load(path: PathLike, kind: str | None = None, *, limits: Limits | None = Non
     ``TaskIndexV2``, the attempts of its task are ``AttemptResultV2``); a JSON Lines file (progress events) gives
     a list of them. Named as a literal, the kind also gives the return type to a type checker.
     """
+    from .application._front_door import CheckRequest, settings_applied
     from .layouts import kind_in_place  # as the other imports of the layouts here
 
-    with applied(current().with_limits(limits)):
+    # The limits named, else those applied around the call; a load scans no secrets.
+    with settings_applied(CheckRequest(limits=limits)):
         named = _kinds.get(kind) if kind else None
         examined = _sources.examine_named(Path(path), kind_in_place(Path(path), named), follow=True)
     return _model_of(examined)

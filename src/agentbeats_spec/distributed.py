@@ -1,6 +1,6 @@
 """Validation on a Dask cluster, with the report of ``validate``: the same units, the same reduce, the same order.
 
-The client walks the tree (names only: a remote prefix is listed once) with the local walk's code and cuts it
+The client plans the tree (names only: a remote prefix is listed once) with the local check's code and cuts it
 into the same units (AgentCompass task folders, ABB case and issue folders, ABV3 repositories, loose artifact
 files). Workers check the units, in batches, with the local check's code: on this machine's files (or a shared
 filesystem) in place; on any other filesystem fsspec knows (``s3://``, ``gs://``, ``memory://``) they copy the
@@ -29,13 +29,16 @@ from typing import Any
 
 import attrs
 
+from .application._front_door import CheckRequest, Cluster, run_check
+from .application._tree_check import assemble, nothing_found, plan, with_nothing_found
 from .checking._collect import Part, Report
 from .checking._kinds import get as get_kind
-from .layouts import assemble, joined, named_folder, nothing_found, plan, with_nothing_found
+from .layouts._layout import joined, named_folder
+from .units._plan import LOCAL, Listing, Unit, UnitPlan
+from .units._running import run_unit
 from .vocabulary._issues import Issue, SpecError
-from .vocabulary._settings import Limits, Settings, applied, current
+from .vocabulary._settings import Limits, Settings, current
 from .vocabulary._version import __version__
-from .walk._units import LOCAL, Listing, Unit, Walk, run_unit
 
 __all__ = ["validate_with_dask"]
 
@@ -73,9 +76,14 @@ def validate_with_dask(
     :func:`agentbeats_spec.validate`, unless ``allow_empty``; ``verify_artifacts=False`` compares collected
     artifacts by file count and size only, as there.
     """
-    with applied(current().with_limits(limits).with_verify_artifacts(verify_artifacts)):
-        report = check_with_dask([str(url)], client=client, storage_options=storage_options, kind=kind,
-                                 follow_symlinks=follow_symlinks, npartitions=npartitions, **compute)  # fmt: skip
+
+    def on_dask(urls: Sequence[str], kind: str | None, follow_symlinks: bool, settings: Settings) -> Report:
+        return check_with_dask(urls, client=client, storage_options=storage_options, kind=kind,
+                               follow_symlinks=follow_symlinks, npartitions=npartitions, settings=settings,
+                               **compute)  # fmt: skip
+
+    request = CheckRequest(kind=kind, limits=limits, verify_artifacts=verify_artifacts, follow_symlinks=follow_symlinks)
+    report = run_check(request, Cluster([str(url)], on_dask))
     return list(report.issues) if allow_empty else with_nothing_found(report)
 
 
@@ -88,33 +96,36 @@ def check_with_dask(
     follow_symlinks: bool = False,
     npartitions: int | None = None,
     progress: bool = False,
+    settings: Settings | None = None,
     **compute: Any,
 ) -> Report:
-    """The report of ``urls`` (what ``check_paths`` gives for local paths), computed on Dask.
+    """The report of ``urls`` (what ``check_paths`` gives for local paths), computed on Dask: the runner of the
+    front door's :class:`~agentbeats_spec.application._front_door.Cluster`.
 
-    ``progress`` shows Dask's own progress bar on stderr (needs ``client``).
+    ``progress`` shows Dask's own progress bar on stderr (needs ``client``); every unit is checked with
+    ``settings`` (None: those applied around the call).
     """
     import dask.bag
 
     kind_ = get_kind(kind) if kind is not None else None
-    walks: list[Walk] = []
-    named: list[tuple[str, bool, Walk]] = []
+    plans: list[UnitPlan] = []
+    named: list[tuple[str, bool, UnitPlan]] = []
     work: list[tuple[_Source, Unit]] = []
     for url in urls:
         source = _Source.of(url, storage_options)
         tree = source.tree()
         # Units keep ``real`` None (unconfined, reading._bounded.confined): a worker may mount the tree elsewhere
-        walk = plan([source.root], kind_, tree, follow_symlinks=follow_symlinks)
-        walks.append(walk.renamed(source.display))
-        named.append((source.display(str(source.root)), named_folder(source.root, tree, follow_symlinks), walk))
-        work.extend((source, unit) for unit in walk.units)
-    whole = joined(walks)
+        planned = plan([source.root], kind_, tree, follow_symlinks=follow_symlinks)
+        plans.append(planned.renamed(source.display))
+        named.append((source.display(str(source.root)), named_folder(source.root, tree, follow_symlinks), planned))
+        work.extend((source, unit) for unit in planned.units)
+    whole = joined(plans)
     parts: list[Part] = []
     if work:
         threads = sum(client.nthreads().values()) if client is not None else os.cpu_count() or 1
         count = npartitions or max(TASKS_PER_THREAD * threads, math.ceil(len(work) / MAX_UNITS_PER_TASK))
         bag = dask.bag.from_sequence(work, npartitions=max(1, min(count, len(work))))
-        checked = bag.map(_check, settings=current())
+        checked = bag.map(_check, settings=settings or current())
         if client is not None:
             future = client.compute(checked)
             if progress:
@@ -161,7 +172,7 @@ class _Source:
             raise SpecError(f"no such file or folder: {self.display(str(self.root))}")
 
     def tree(self) -> Any:
-        """The names the walk sees: this machine's, or one listing of the whole remote prefix."""
+        """The names planning sees: this machine's, or one listing of the whole remote prefix."""
         if self.filesystem is None:
             return LOCAL
         root = str(self.root)
@@ -269,12 +280,14 @@ def check_on_cluster(
     workers: int = 1,
     follow_symlinks: bool = False,
     progress: bool = False,
+    settings: Settings | None = None,
 ) -> Report:
     """What ``validate --dask SCHEDULER`` reports: ``urls`` checked on the cluster at that address.
 
     ``"local"`` starts a cluster of ``workers`` processes on this machine for the call. Every usage problem (no
     dask extra, a scheduler out of reach, workers without this package or with another version of it, a path
-    that does not exist) raises :class:`SpecError` with what to do.
+    that does not exist) raises :class:`SpecError` with what to do. Every unit is checked with ``settings``
+    (None: those applied around the call); the CLI hands it, bound to its scheduler, to the front door.
     """
     try:
         from distributed import Client, LocalCluster
@@ -309,7 +322,8 @@ def check_on_cluster(
             except (OSError, TimeoutError, ValueError) as error:
                 raise SpecError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
         _require_workers(client)
-        return check_with_dask(urls, client=client, kind=kind, follow_symlinks=follow_symlinks, progress=progress)
+        return check_with_dask(urls, client=client, kind=kind, follow_symlinks=follow_symlinks, progress=progress,
+                               settings=settings)  # fmt: skip
 
 
 @contextlib.contextmanager

@@ -56,6 +56,8 @@ LAZY = {
     "agentbeats_spec.writing._tomlstyle": "imports tomlkit: only rewriting a TOML file needs it",
     "agentbeats_spec.layouts": "the layouts cost 25 ms to import: `import agentbeats_spec` does not pay for them",
     "agentbeats_spec.layouts.abb": "as agentbeats_spec.layouts",
+    "agentbeats_spec.application._front_door": "the front door imports the tree check: as agentbeats_spec.layouts",
+    "agentbeats_spec.application._tree_check": "the tree check imports the layouts: as agentbeats_spec.layouts",
     "agentbeats_spec.layouts.abv3": "as agentbeats_spec.layouts",
     "agentbeats_spec.layouts.agentcompass": "as agentbeats_spec.layouts",
     "agentbeats_spec.tasks._detail": "task records pull in the writers and the layouts",
@@ -68,7 +70,7 @@ LAZY = {
     "agentbeats_spec.checking._jsonl": "JSON Lines: only a progress.jsonl needs it",
     "agentbeats_spec.reading._toml": "the TOML reader: a run of JSON files alone does not import it",
     "agentbeats_spec.records._legacy": "imports the credential vocabulary: only a v2 attempt needs it",
-    "agentbeats_spec.walk._cache": "the verdict cache imports hashlib and tempfile: only a cached run needs it",
+    "agentbeats_spec.units._cache": "the verdict cache imports hashlib and tempfile: only a cached run needs it",
     "grp": "POSIX only: asked only of a group-writable settings file (reading._trusted._private_group)",
     "pwd": "as grp",
 }

@@ -15,9 +15,9 @@ import attrs
 import pytest
 
 from agentbeats_spec import Limits, validate
-from agentbeats_spec.layouts import plan
+from agentbeats_spec.application._tree_check import plan
+from agentbeats_spec.units._running import run_units
 from agentbeats_spec.vocabulary._settings import AllowList, Settings, applied, current
-from agentbeats_spec.walk._units import run_units
 
 from ..conftest import TASK_DIR, VALID
 

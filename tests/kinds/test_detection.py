@@ -12,7 +12,7 @@ from agentbeats_spec.checking._kinds import KINDS, Kind, from_path, run_root_kin
 from agentbeats_spec.layouts import kind_by_place
 
 # Names that the table's globs name or nearly name, and the run-root names (which the path alone never gives a
-# kind: whether their folder is a run root is the walk's to tell, layouts._walking.kind_by_place).
+# kind: whether their folder is a run root is planning's to tell, layouts._layout.kind_by_place).
 NAMES = [
     "attempt-1", "attempt-", "attempt", "retries", "retry", "result.json", "results.json", "task.json",
     "t.task-detail.json", "task-detail.json", ".task-detail.json", "other.json", "run_info.json", "progress.jsonl",

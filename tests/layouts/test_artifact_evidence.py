@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 
 from agentbeats_spec import Issue, validate
+from agentbeats_spec.application._tree_check import check_paths
 from agentbeats_spec.cli import main
-from agentbeats_spec.layouts import check_paths
-from agentbeats_spec.walk import _cache
-from agentbeats_spec.walk._cache import VerdictCache
+from agentbeats_spec.units import _cache
+from agentbeats_spec.units._cache import VerdictCache
 
 from ..agentcompass_runs import Attempt, Task, write_run, writer_modules
 

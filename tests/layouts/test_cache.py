@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
+from agentbeats_spec.application._tree_check import check_paths, plan
 from agentbeats_spec.cli import main
-from agentbeats_spec.layouts import check_paths, plan
 from agentbeats_spec.reading import _nativejson
-from agentbeats_spec.walk import _cache, _units
-from agentbeats_spec.walk._cache import VerdictCache
+from agentbeats_spec.units import _cache, _running
+from agentbeats_spec.units._cache import VerdictCache
 
 from ..conftest import VALID
 
@@ -134,8 +134,8 @@ def test_a_small_run_starts_no_worker_process(run: Path, submitted: list[Any]) -
 def test_a_big_run_goes_to_workers_in_batches_with_the_report_of_one_process(
     run: Path, tmp_path: Path, submitted: list[Any], monkeypatch: pytest.MonkeyPatch, later: None
 ) -> None:
-    monkeypatch.setattr(_units, "WORKERS_GAIN_BYTES", 1)
-    monkeypatch.setattr(_units, "BATCH_UNITS", 3)
+    monkeypatch.setattr(_running, "WORKERS_GAIN_BYTES", 1)
+    monkeypatch.setattr(_running, "BATCH_UNITS", 3)
     runs = [run]
     for copy in range(3):
         runs.append(tmp_path / f"run{copy}")

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from agentbeats_spec import Limits
-from agentbeats_spec.layouts import check_paths
+from agentbeats_spec.application._tree_check import check_paths
 from agentbeats_spec.vocabulary._settings import AllowList, Settings, applied
 
 from ..conftest import VALID

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from agentbeats_spec.layouts import check_paths, plan
-from agentbeats_spec.walk import _cache, _units
+from agentbeats_spec.application._tree_check import check_paths, plan
+from agentbeats_spec.units import _cache, _running
 
 from ..conftest import VALID
 
@@ -39,7 +39,7 @@ def sized(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 def test_a_tree_far_below_the_threshold_sizes_only_a_sample_of_its_units(
     tmp_path: Path, sized: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_units, "SIZE_SAMPLE", 4)
+    monkeypatch.setattr(_running, "SIZE_SAMPLE", 4)
     trees = runs(tmp_path, 6)
     units = plan(trees).units
     assert len(units) > 4 * 4
@@ -53,16 +53,16 @@ def test_a_tree_the_sample_puts_at_the_threshold_goes_to_workers_without_being_s
 ) -> None:
     trees = runs(tmp_path, 2)
     units = plan(trees).units
-    monkeypatch.setattr(_units, "SIZE_SAMPLE", len(units))  # the sample is every unit: it promises the whole size
+    monkeypatch.setattr(_running, "SIZE_SAMPLE", len(units))  # the sample is every unit: it promises the whole size
     whole = sum(_cache.size_below(unit.path) for unit in units)
     sized.clear()
     # One byte more than the tree holds: the sample says "below", nothing more is sized and no worker starts.
-    monkeypatch.setattr(_units, "WORKERS_GAIN_BYTES", whole + 1)
+    monkeypatch.setattr(_running, "WORKERS_GAIN_BYTES", whole + 1)
     assert check_paths(trees, jobs=2) == check_paths(trees, jobs=1)
     assert len(sized) == len(units)  # the sample alone
     assert submitted == []
     sized.clear()
-    monkeypatch.setattr(_units, "WORKERS_GAIN_BYTES", whole)
+    monkeypatch.setattr(_running, "WORKERS_GAIN_BYTES", whole)
     assert check_paths(trees, jobs=2) == check_paths(trees, jobs=1)
     assert len(sized) == len(units)  # the sample alone, here every unit once: never a second listing
     assert submitted != []

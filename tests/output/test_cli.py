@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from agentbeats_spec import validate
+from agentbeats_spec.application._tree_check import check_paths
 from agentbeats_spec.cli import main
-from agentbeats_spec.layouts import check_paths
 from agentbeats_spec.reporting._formats import REPORTERS
 from agentbeats_spec.reporting._progress import Progress
-from agentbeats_spec.walk import _cache
+from agentbeats_spec.units import _cache
 
 from ..conftest import FIXTURES, VALID
 
@@ -311,7 +311,8 @@ def test_a_path_that_changes_under_the_command_exits_2_naming_it(
     def swapped(*arguments: object, **options: object) -> None:
         raise FileNotFoundError(2, "No such file or directory", str(gone))
 
-    monkeypatch.setattr(f"agentbeats_spec.cli._{command.replace('-', '_')}.{function}", swapped)
+    module = "cli._watch" if command == "watch" else "application._front_door"
+    monkeypatch.setattr(f"agentbeats_spec.{module}.{function}", swapped)
     log = tmp_path / "log.sarif"
     outputs = [] if command == "watch" else ["--output", f"sarif:{log}"]
     code, out, err = run(capsys, command, str(folder), *outputs)
@@ -346,7 +347,7 @@ def test_an_os_error_about_no_path_is_the_one_line_internal_error(
     def broken(*arguments: object, **options: object) -> None:
         raise OSError(22, "Invalid argument")
 
-    monkeypatch.setattr("agentbeats_spec.cli._validate.check_paths", broken)
+    monkeypatch.setattr("agentbeats_spec.application._front_door.check_paths", broken)
     code, out, err = run(capsys, "validate", "--no-cache", str(VALID / "actf" / "trajectory.json"))
     assert (code, out) == (3, "")
     assert err.startswith("agentbeats-spec: internal error (OSError: [Errno 22] Invalid argument); please report")

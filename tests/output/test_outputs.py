@@ -101,7 +101,7 @@ def test_an_internal_error_exits_3_with_a_sarif_log_of_a_failed_invocation(
     def broken(*arguments: object, **options: object) -> None:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("agentbeats_spec.cli._validate.check_paths", broken)
+    monkeypatch.setattr("agentbeats_spec.application._front_door.check_paths", broken)
     log = tmp_path / "log.sarif"
     assert main(["validate", INVALID, "--output", f"sarif:{log}"]) == 3
     (invocation,) = json.loads(log.read_text(encoding="utf-8"))["runs"][0]["invocations"]

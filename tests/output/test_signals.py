@@ -25,14 +25,14 @@ psutil = pytest.importorskip("psutil")
 POOL_HOOK = """
 import sys, time
 from agentbeats_spec.cli import main
-from agentbeats_spec.walk import _units
+from agentbeats_spec.units import _running
 
 def held(units, settings):
     print("unit started", file=sys.stderr, flush=True)
     time.sleep(600)
 
-_units.WORKERS_GAIN_BYTES = 1  # workers even for a small run
-_units.run_units = held
+_running.WORKERS_GAIN_BYTES = 1  # workers even for a small run
+_running.run_units = held
 sys.exit(main(sys.argv[1:]))
 """
 

@@ -55,7 +55,7 @@ def test_an_internal_error_is_one_line_without_traceback(
     def broken(*args: object, **kwargs: object) -> None:
         raise ZeroDivisionError("simulated bug")
 
-    monkeypatch.setattr("agentbeats_spec.cli._validate.check_paths", broken)
+    monkeypatch.setattr("agentbeats_spec.application._front_door.check_paths", broken)
     (tmp_path / "task.json").write_text("{}")
     assert main(["validate", str(tmp_path / "task.json")]) == 3
     err = capsys.readouterr().err

@@ -28,7 +28,7 @@ import os, sys
 from pathlib import Path
 from agentbeats_spec.checking import _sources
 from agentbeats_spec.reading import _folders
-from agentbeats_spec.walk import _units
+from agentbeats_spec.units import _running
 from agentbeats_spec import cli
 
 folder, into, victim, arguments = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3]), sys.argv[4:]
@@ -57,7 +57,7 @@ def swapped_folder(path, plan):  # the native path reads a folder's files (and i
 _sources.read_bounded = swapped
 real_folder = _folders.read_folder
 _folders.read_folder = swapped_folder
-_units.WORKERS_GAIN_BYTES = 0
+_running.WORKERS_GAIN_BYTES = 0
 sys.exit(cli.main(arguments))
 """
 

@@ -3,7 +3,7 @@
 ``_native.read_folder(fd, (names, suffix, folders), max_size, max_depth)`` promises, for the folder open as ``fd``:
 
 - every entry but ``.`` and ``..``, once, unsorted, its name decoded as ``os.scandir`` decodes it, and its type
-  (``ENTRY_FILE``, ``ENTRY_FOLDER``, ``ENTRY_LINK``, ``ENTRY_OTHER``) as ``os.scandir`` and ``walk._fs._type_of`` say,
+  (``ENTRY_FILE``, ``ENTRY_FOLDER``, ``ENTRY_LINK``, ``ENTRY_OTHER``) as ``os.scandir`` and ``units._fs._type_of`` say,
   never following a link;
 - for a regular file that is wanted (named in ``names``, or ending with ``suffix``), no larger than ``max_size``
   and clean: exactly ``(its bytes, data, table, integral)`` of ``_native.read`` on those bytes; for every other
@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 from agentbeats_spec.reading import _folders, _nativejson
 from agentbeats_spec.reading._bounded import Refused, confined, listing
 from agentbeats_spec.reading._folders import Plan
-from agentbeats_spec.walk._fs import _type_of
+from agentbeats_spec.units._fs import _type_of
 
 from ..conftest import FIXTURES, ROOT
 from ..strategies import json_texts
@@ -56,7 +56,7 @@ NAMED_NON_UTF8 = b"\xffnamed"
 
 
 def ordinary_types(folder: Path) -> dict[str, int]:
-    """Each name ``os.scandir`` lists, with its type as the ordinary listing (``walk._fs.entries``) takes it."""
+    """Each name ``os.scandir`` lists, with its type as the ordinary listing (``units._fs.entries``) takes it."""
     with os.scandir(folder) as scan:
         return {entry.name: _type_of(entry) for entry in scan}
 
@@ -652,7 +652,7 @@ def test_a_native_call_out_of_memory_leaves_the_folder_to_the_ordinary_path(
 ) -> None:
     """A file too large for the machine's memory is the ordinary read's to report (io.out-of-memory on that file),
     never an internal error of the whole run."""
-    from agentbeats_spec.layouts import check_paths
+    from agentbeats_spec.application._tree_check import check_paths
 
     tree = FIXTURES / "valid" / "agentcompass-run"
     expected = check_paths([tree], jobs=1)

@@ -130,7 +130,7 @@ def test_the_text_report_reads_a_files_source_lines_once(tmp_path: Path, monkeyp
     """A thousand issues on one long line show that line a thousand times, and read it once."""
     import io
 
-    from agentbeats_spec.layouts import check_paths
+    from agentbeats_spec.application._tree_check import check_paths
     from agentbeats_spec.reporting import _source_lines, _text
 
     path = tmp_path / "t.actf.json"

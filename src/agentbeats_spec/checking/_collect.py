@@ -66,7 +66,7 @@ class Collector:
         self.issues.append(Issue(file=str(path), severity=severity, code=code, message=message))
 
     def fact(self, fact: Fact) -> None:
-        """Keep a value that a rule spanning units needs (see ``layouts._units``)."""
+        """Keep a value that a rule spanning units needs (``application._tree_check.reduce``)."""
         self.facts.append(fact)
 
     def part(self) -> Part:

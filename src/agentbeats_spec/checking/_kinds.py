@@ -351,7 +351,7 @@ def from_path(path: PurePath) -> Kind | None:
 
 def run_root_kind(name: str) -> Kind | None:
     """The kind a file of this name is at the root of an AgentCompass run (``Kind.run_root_file``), and only there:
-    whether a folder is a run root is the walk's to tell (``layouts._walking.kind_by_place``)."""
+    whether a folder is a run root is planning's to tell (``layouts._layout.kind_by_place``)."""
     found = _BY_RUN_ROOT_NAME.get(name)
     return KINDS[found] if found is not None else None
 

@@ -6,8 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..layouts import check_repository
+from ..application._front_door import Repository, run_check
 from ..reporting import _summaries
+from ._configuration import _request
 from ._options import _limit_options, _report_options
 from ._reports import _ended, _report
 
@@ -29,7 +30,7 @@ def _check_l1(arguments: argparse.Namespace) -> int:
     repository: Path = arguments.repository
     if not repository.is_dir():
         return _ended(arguments, f"no such folder: {repository}")
-    report = check_repository(repository)
+    report = run_check(_request(arguments), Repository(repository))
     if arguments.format == "text":  # the summary per check is for people; the other formats are validate's
         from ..layouts import abv3  # lazy: only check-l1 maps issues to L1 checks (start-up time)
 

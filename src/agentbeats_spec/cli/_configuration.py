@@ -8,7 +8,9 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from ..application._front_door import CheckRequest
 from ..project import _config, _known
 from ..reading._trusted import Untrusted, warn_on_stderr
 from ..vocabulary._issues import SpecError
@@ -77,3 +79,10 @@ def _allow_list(path: Path | None, arguments: argparse.Namespace, baseline: Path
     if baseline is None:
         return AllowList()
     return AllowList(key=_keys.read_or_make(_keys.beside(baseline)), lasting=True)
+
+
+def _request(arguments: argparse.Namespace, **options: Any) -> CheckRequest:
+    """The front door's request of a command: its limits and what the configuration leaves out, then ``options``
+    (the settings themselves are put together by the front door only)."""
+    limits = _limits(arguments) if hasattr(arguments, "max_depth") else None
+    return CheckRequest(limits=limits, excluded=_excluded(arguments), **options)

@@ -14,11 +14,11 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 
+from ..application._front_door import settings_applied
 from ..checking._collect import CheckFailed, Report
 from ..vocabulary._issues import SpecError
-from ..vocabulary._settings import applied, current
 from ._commands import parser
-from ._configuration import _configure, _excluded, _limits
+from ._configuration import _configure, _request
 from ._reports import _write_outputs
 from ._status import EXIT_INTERNAL, EXIT_USAGE, shown
 
@@ -35,14 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     gc.freeze()
     try:
         _configure(arguments)
-        with (
-            _stopping_on_signals(),
-            applied(
-                current()
-                .with_limits(_limits(arguments) if hasattr(arguments, "max_depth") else None)
-                .with_excluded(_excluded(arguments))
-            ),
-        ):
+        with _stopping_on_signals(), settings_applied(_request(arguments)):
             status: int = arguments.handler(arguments)
         sys.stdout.flush()  # a full disk or a closed pipe shows here at the latest, while it can still be told
         return status

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import attrs
 
-from ..layouts import scan_paths
+from ..application._front_door import Paths, run_check
 from ..vocabulary._issues import SpecError
-from ..vocabulary._settings import applied, current
 from ..vocabulary._text import printable
-from ._configuration import _allow_list
+from ._configuration import _allow_list, _request
 from ._options import ALLOW_LIST, _follow_option, _limit_options, _report_options
 from ._reports import _missing_paths, _progress, _report
 
@@ -63,8 +62,11 @@ def _scan(arguments: argparse.Namespace) -> int:
         raise SpecError(f"no baseline {path}: write one with --baseline {path} --update-baseline")
     baseline = _baseline.read(path) if path is not None and path.exists() else None
     progress = _progress(arguments)
-    with applied(current().with_allow(_allow_list(arguments.allow_list, arguments))):
-        report = scan_paths(arguments.paths, progress=progress, follow_symlinks=arguments.follow_symlinks)
+    request = _request(
+        arguments, task="scan", allow=_allow_list(arguments.allow_list, arguments), progress=progress,
+        follow_symlinks=arguments.follow_symlinks,
+    )  # fmt: skip
+    report = run_check(request, Paths(arguments.paths))
     if progress is not None:
         progress.close()
     if path is not None and arguments.update_baseline:

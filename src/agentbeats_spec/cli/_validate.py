@@ -6,25 +6,23 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import attrs
 
+from ..application._front_door import Cluster, Paths, Stdin, run_check
 from ..checking._collect import Report
 from ..checking._kinds import KINDS
-from ..checking._kinds import get as get_kind
-from ..checking._sources import examine_source
-from ..layouts import check_paths
-from ..reading._bounded import read_stream
 from ..vocabulary._issues import SpecError
-from ..vocabulary._settings import AllowList, Settings, applied, current
-from ._configuration import _allow_list
+from ..vocabulary._settings import AllowList, Settings
+from ._configuration import _allow_list, _request
 from ._options import _follow_option, _limit_options, _path_or_url, _positive, _report_options
 from ._reports import _ended, _missing_paths, _nothing_found, _progress, _report
 
 if TYPE_CHECKING:
-    from ..walk._cache import VerdictCache
+    from ..units._cache import VerdictCache
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str) -> None:
@@ -94,44 +92,27 @@ def _validate(arguments: argparse.Namespace) -> int:
     arguments.paths = [path for path in arguments.paths if not arguments.configuration.excluded(path)]
     if not arguments.paths and not arguments.allow_empty:  # excluded files are not checked: nothing checked
         return _ended(arguments, f"every path named is excluded: {', '.join(map(str, named))} (see --allow-empty)")
-    kind = get_kind(arguments.kind) if arguments.kind else None
     progress = _progress(arguments)
-    settings = current().with_allow(_validate_allow(arguments))
-    settings = settings.with_verify_artifacts(arguments.verify_artifacts)
-    cache = _verdict_cache(arguments, settings)
-    with applied(settings):
-        report = check_paths(
-            arguments.paths,
-            kind,
-            progress=progress,
-            jobs=arguments.jobs,
-            follow_symlinks=arguments.follow_symlinks,
-            cache=cache,
-        )
+    request = _request(
+        arguments, kind=arguments.kind, allow=_validate_allow(arguments), verify_artifacts=arguments.verify_artifacts,
+        follow_symlinks=arguments.follow_symlinks, jobs=arguments.jobs, progress=progress,
+    )  # fmt: skip
+    request = attrs.evolve(request, cache=_verdict_cache(arguments, request.settings()))
+    report = run_check(request, Paths(arguments.paths))
     if progress is not None:
         progress.close()
     return _report(report, arguments, *_nothing_found(report, arguments))
 
 
 STDIN = Path("-")
-STDIN_NAME = "<stdin>"  # the file of the issues of a document read from standard input
 
 
 def _validate_stdin(arguments: argparse.Namespace) -> int:
     """``validate -``: one document from standard input, its kind from --kind or from its content."""
     if len(arguments.paths) > 1:
         raise SpecError("- (standard input) is one document: name it alone")
-    kind = get_kind(arguments.kind) if arguments.kind else None
-    limit = current().limits.max_file_size
-    raw = read_stream(sys.stdin.buffer, limit)
-    if raw is None:
-        raise SpecError(f"standard input holds more than --max-file-size ({limit} bytes)")
-    settings = current().with_allow(_validate_allow(arguments))
-    with applied(settings):
-        examined = examine_source(raw, kind)
-        issues = tuple(attrs.evolve(issue, file=STDIN_NAME) for issue in examined.issues)
-    label = examined.kind.name if examined.kind is not None else "unknown"
-    return _report(Report(issues, 1, kinds=((label, 1),)), arguments)
+    request = _request(arguments, kind=arguments.kind, allow=_validate_allow(arguments))
+    return _report(run_check(request, Stdin(sys.stdin.buffer)), arguments)
 
 
 def _validate_on_dask(arguments: argparse.Namespace) -> int:
@@ -141,12 +122,18 @@ def _validate_on_dask(arguments: argparse.Namespace) -> int:
     from ..distributed import check_on_cluster  # lazy: it imports dask, an optional dependency
 
     show = arguments.format == "text" and not arguments.quiet and sys.stderr.isatty()
-    settings = current().with_allow(_validate_allow(arguments))
-    with applied(settings.with_verify_artifacts(arguments.verify_artifacts)):
-        report = check_on_cluster(
-            arguments.dask, [str(path) for path in arguments.paths], arguments.kind, workers=arguments.jobs,
-            follow_symlinks=arguments.follow_symlinks, progress=show,
+
+    def on_cluster(urls: Sequence[str], kind: str | None, follow_symlinks: bool, settings: Settings) -> Report:
+        return check_on_cluster(
+            arguments.dask, urls, kind, workers=arguments.jobs, follow_symlinks=follow_symlinks, progress=show,
+            settings=settings,
         )  # fmt: skip
+
+    request = _request(
+        arguments, kind=arguments.kind, allow=_validate_allow(arguments), verify_artifacts=arguments.verify_artifacts,
+        follow_symlinks=arguments.follow_symlinks,
+    )  # fmt: skip
+    report = run_check(request, Cluster([str(path) for path in arguments.paths], on_cluster))
     return _report(report, arguments, *_nothing_found(report, arguments))
 
 
@@ -165,7 +152,7 @@ def _verdict_cache(arguments: argparse.Namespace, settings: Settings) -> Verdict
         "verify_artifacts": settings.verify_artifacts,
         "exclude": [str(config.root), *config.exclude] if (config := arguments.configuration).exclude else None,
     }
-    from ..walk import _cache  # lazy: hashlib and tempfile, which --no-cache never needs (start-up time)
+    from ..units import _cache  # lazy: hashlib and tempfile, which --no-cache never needs (start-up time)
 
     return _cache.for_run(arguments.cache, arguments.paths, json.dumps(options))
 

@@ -10,12 +10,12 @@ from ..checking._collect import Collector
 from ..checking._examine import Examined
 from ..checking._sources import examine_named, members, read_schemaless
 from ..rules._common import is_int
+from ..units._fs import Entry, Reporter, entries, require
+from ..units._plan import LOCAL, Tree, UnitPlan
 from ..vocabulary._codes import Severity
 from ..vocabulary._issues import Anchor, Fact, Finding, Issue
 from ..vocabulary._text import describe, quote
-from ..walk._fs import Entry, Reporter, entries, require
-from ..walk._units import LOCAL, Tree, Walk
-from ._walking import Layout
+from ._layout import Layout
 
 CASE = _kinds.KINDS["abb-case"]
 ATTEMPT_FILES = ("trajectory.json", "run.json", "manifest.json", "process.json")
@@ -28,12 +28,12 @@ def detect(folder: Path, tree: Tree = LOCAL) -> bool:
     return tree.is_folder(folder / "results" / "agents") or tree.is_folder(folder / "resources" / "agents")
 
 
-def plan(folder: Path, walk: Walk, others: tuple[Layout, ...], layouts: tuple[Layout, ...]) -> None:
+def plan_results(folder: Path, plan: UnitPlan, others: tuple[Layout, ...], layouts: tuple[Layout, ...]) -> None:
     """Units: each case folder of the agents' results, and each issue folder of their issue data."""
-    if walk.is_folder(folder / "results" / "agents"):
-        _plan_results(folder / "results" / "agents", folder, walk)
-    if walk.is_folder(folder / "resources" / "agents"):
-        _plan_resources(folder / "resources" / "agents", folder, walk)
+    if plan.is_folder(folder / "results" / "agents"):
+        _plan_results(folder / "results" / "agents", folder, plan)
+    if plan.is_folder(folder / "resources" / "agents"):
+        _plan_resources(folder / "resources" / "agents", folder, plan)
 
 
 def _folders(listing: list[Entry], reporter: Reporter, what: str) -> list[Path]:
@@ -46,17 +46,17 @@ def _folders(listing: list[Entry], reporter: Reporter, what: str) -> list[Path]:
     return found
 
 
-def _plan_results(agents: Path, root: Path, walk: Walk) -> None:
-    for agent in _folders(walk.entries(agents, root), walk, "agent"):
+def _plan_results(agents: Path, root: Path, plan: UnitPlan) -> None:
+    for agent in _folders(plan.entries(agents, root), plan, "agent"):
         cases = agent / "cases"
-        if not walk.require(cases, "folder", agent, "an agent's results folder holds cases/"):
+        if not plan.require(cases, "folder", agent, "an agent's results folder holds cases/"):
             continue
-        for case in _folders(walk.entries(cases, root), walk, "case"):
-            walk.defer(case_unit, case, root)
+        for case in _folders(plan.entries(cases, root), plan, "case"):
+            plan.defer(case_unit, case, root)
 
 
 def case_unit(collector: Collector, case: Path, root: Path) -> None:
-    """One case folder of an agent's results, with all its attempts: a unit (see ``_units``)."""
+    """One case folder of an agent's results, with all its attempts: a unit (a ``units._plan.UnitCheck``)."""
     attempts = case / "attempts"
     if not require(attempts, "folder", collector, case, "a case folder holds attempts/"):
         return
@@ -87,17 +87,17 @@ def _check_attempt(attempt: Path, root: Path, collector: Collector) -> None:
                 json_object(entry.path, collector, "abb-step-record", require_object=False)
 
 
-def _plan_resources(agents: Path, root: Path, walk: Walk) -> None:
-    for agent in _folders(walk.entries(agents, root), walk, "agent"):
+def _plan_resources(agents: Path, root: Path, plan: UnitPlan) -> None:
+    for agent in _folders(plan.entries(agents, root), plan, "agent"):
         truth = agent / "ground_truth"
-        if not walk.require(truth, "folder", agent, "an agent's issue data is under ground_truth/"):
+        if not plan.require(truth, "folder", agent, "an agent's issue data is under ground_truth/"):
             continue
-        for entry in walk.entries(truth, root):
+        for entry in plan.entries(truth, root):
             match = _ISSUE_FOLDER.match(entry.name)
             if not entry.is_folder or match is None:
-                walk.about(entry.path, "layout.unexpected-entry", "expected issue_<number> folders", "warning")
+                plan.about(entry.path, "layout.unexpected-entry", "expected issue_<number> folders", "warning")
                 continue
-            walk.defer(issue_unit, entry.path, int(match.group(1)), root)
+            plan.defer(issue_unit, entry.path, int(match.group(1)), root)
 
 
 def issue_unit(collector: Collector, folder: Path, number: int, root: Path) -> None:
@@ -168,4 +168,4 @@ def json_object(
     return collector.add(read, label)
 
 
-LAYOUT = Layout("abb", detect, plan, {CASE_ID_RULE: unique_case_ids})
+LAYOUT = Layout("abb", detect, plan_results, {CASE_ID_RULE: unique_case_ids})

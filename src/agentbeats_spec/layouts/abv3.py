@@ -19,11 +19,11 @@ from ..checking import _kinds
 from ..checking._collect import Collector
 from ..checking._sources import examine_named, members
 from ..rules.abv3 import inside_root
+from ..units._fs import entries, is_file, is_folder, listable
+from ..units._plan import LOCAL, Tree, UnitPlan
 from ..vocabulary._issues import Anchor, Finding, Issue
 from ..vocabulary._text import quote
-from ..walk._fs import entries, is_file, is_folder, listable
-from ..walk._units import LOCAL, Tree, Walk
-from ._walking import Layout
+from ._layout import Layout
 
 REPO = _kinds.KINDS["abv3-repo"]
 RESULTS = _kinds.KINDS["abv3-results"]
@@ -34,17 +34,17 @@ def detect(folder: Path, tree: Tree = LOCAL) -> bool:
     return tree.is_file(folder / "agentbeats.toml")
 
 
-def plan(folder: Path, walk: Walk, others: tuple[Layout, ...], layouts: tuple[Layout, ...]) -> None:
+def plan_repository(folder: Path, plan: UnitPlan, others: tuple[Layout, ...], layouts: tuple[Layout, ...]) -> None:
     """A repository is one unit; the ABB trees in the same folder are the ABB layout's units, not read here."""
     shared = bool(others)
-    walk.defer(repository_unit, folder, shared, exclude=("results/agents", "resources/agents") if shared else ())
+    plan.defer(repository_unit, folder, shared, exclude=("results/agents", "resources/agents") if shared else ())
 
 
-LAYOUT = Layout("abv3", detect, plan)
+LAYOUT = Layout("abv3", detect, plan_repository)
 
 
 def repository_unit(collector: Collector, folder: Path, with_abb: bool) -> None:
-    """One ABV3 repository: a unit (see ``_units``). ``with_abb``: its results folder also holds an ABB tree."""
+    """One ABV3 repository: a ``units._plan.UnitCheck``. ``with_abb``: its results folder also holds an ABB tree."""
     repo = examine_named(folder / "agentbeats.toml", REPO)
     data = members(repo) or {}
     findings: list[Finding] = []

@@ -19,23 +19,23 @@ import attrs
 from ..checking import _kinds
 from ..checking._collect import Collector
 from ..checking._examine import Examined
-from ..checking._sources import examine_clean, examine_named, members, read_schemaless
+from ..checking._sources import examine_in_folder, examine_named, members, read_schemaless
 from ..reading import _folders
 from ..reading._bounded import read_bounded
-from ..reading._folders import FILE, Clean, Listed, Plan, child
+from ..reading._folders import FILE, Clean, Listed, Plan
 from ..reading._pointers import join
 from ..records._states import FINAL_STATES, STATES, final_state
 from ..records._versions import CURRENT_TASK, TASK_V2
 from ..rules._common import is_int
 from ..rules.abv3 import inside_root
+from ..units._fs import Entry, Reporter, entries, entries_read, is_inside, listed, require
+from ..units._plan import LOCAL, Tree, UnitPlan
 from ..vocabulary._codes import Severity
 from ..vocabulary._issues import Anchor, Finding
 from ..vocabulary._settings import current
 from ..vocabulary._text import quote
-from ..walk._fs import Entry, Reporter, entries, entries_read, is_inside, listed, require
-from ..walk._units import LOCAL, Tree, Walk
 from . import _evidence, _run_facts
-from ._walking import Layout, loose_file, named_file_unit, plan_folder
+from ._layout import Layout, loose_file, named_file_unit, plan_folder
 
 SHARED = ("category", "ground_truth", "attempt_plan")
 CHECKPOINT_VERSION = "agentcompass.attempt_checkpoint.v1"
@@ -83,20 +83,20 @@ def _looks_like_details(folder: Path, tree: Tree) -> bool:
     return any(name in STATES or tree.is_file(folder / name / "task.json") for name in tree.names(folder))
 
 
-def plan(folder: Path, walk: Walk, others: tuple[Layout, ...], layouts: tuple[Layout, ...]) -> None:
+def plan_run(folder: Path, plan: UnitPlan, others: tuple[Layout, ...], layouts: tuple[Layout, ...]) -> None:
     """A run is cut into its run-level files and its task folders; a task folder named alone is one unit."""
-    if walk.is_folder(folder / "details") or walk.is_file(folder / "run_info.json"):
-        _plan_run_root(folder, walk, others, layouts)
-        if walk.is_folder(folder / "details"):
-            _plan_details(folder / "details", folder, walk)
+    if plan.is_folder(folder / "details") or plan.is_file(folder / "run_info.json"):
+        _plan_run_root(folder, plan, others, layouts)
+        if plan.is_folder(folder / "details"):
+            _plan_details(folder / "details", folder, plan)
     elif folder.name == "details":
-        _plan_details(folder, folder.parent, walk)
+        _plan_details(folder, folder.parent, plan)
     else:
         state, root = place_of(folder)
-        walk.defer(task_unit, folder, state, root)
+        plan.defer(task_unit, folder, state, root)
 
 
-LAYOUT = Layout("agentcompass", detect, plan, {_run_facts.RUN_RULE: _run_facts.agree})
+LAYOUT = Layout("agentcompass", detect, plan_run, {_run_facts.RUN_RULE: _run_facts.agree})
 
 
 # The files AgentCompass 1.0.1 writes at a run root, by kind, as the kind table names them (Kind.run_root_file);
@@ -118,49 +118,49 @@ _RUN_FILE_READERS = {
 }
 
 
-def _plan_run_root(root: Path, walk: Walk, others: tuple[Layout, ...], layouts: tuple[Layout, ...]) -> None:
+def _plan_run_root(root: Path, plan: UnitPlan, others: tuple[Layout, ...], layouts: tuple[Layout, ...]) -> None:
     """The run-level files beside details/, each a unit; anything else at the root is walked as any folder is."""
-    if not walk.is_file(root / "run_info.json") and not walk.is_folder(root / "run_info.json"):
-        walk.about(
+    if not plan.is_file(root / "run_info.json") and not plan.is_folder(root / "run_info.json"):
+        plan.about(
             root,
             "layout.missing-run-info",
             "the run has no run_info.json: AgentCompass 1.0.1 refuses to resume, reuse, summarize or analyze it "
             "(it can still read its tasks one by one)",
         )
-    for entry in walk.entries(root, root):
+    for entry in plan.entries(root, root):
         if entry.name == "details" and entry.is_folder:
             continue
         if entry.is_folder and entry.name in _RUN_FILE_READERS:
-            walk.about(
+            plan.about(
                 entry.path,
                 "io.not-a-file",
                 f"a folder where AgentCompass 1.0.1 writes the file {entry.name}: {_RUN_FILE_READERS[entry.name]}",
             )
             continue
         if entry.name == "metrics.json" and not entry.is_folder:
-            walk.defer(metrics_unit, entry.path, _fatal_tasks(root, walk), str(root))
+            plan.defer(metrics_unit, entry.path, _fatal_tasks(root, plan), str(root))
         elif entry.name == "run_info.json" and not entry.is_folder:
-            walk.defer(run_info_unit, entry.path, str(root))
+            plan.defer(run_info_unit, entry.path, str(root))
         elif entry.name in _BROWSED and not entry.is_folder:
-            walk.defer(browsed_file_unit, entry.path, RUN_FILES[entry.name], str(root))
+            plan.defer(browsed_file_unit, entry.path, RUN_FILES[entry.name], str(root))
         elif entry.name in RUN_FILES and not entry.is_folder:
-            walk.defer(named_file_unit, entry.path, RUN_FILES[entry.name])
+            plan.defer(named_file_unit, entry.path, RUN_FILES[entry.name])
         elif entry.name == MIGRATION_STAGING:
-            walk.about(
+            plan.about(
                 entry.path,
                 "layout.temporary-file",
                 "left by an interrupted `agentbeats-spec migrate`; run it again to finish or undo what it started",
                 "warning",
             )
         elif _TEMPORARY.match(entry.name):
-            _unexpected_file(entry, walk, "")
+            _unexpected_file(entry, plan, "")
         elif entry.is_folder:
-            if not any(layout.detect(entry.path, walk.tree) for layout in others):
-                plan_folder(entry.path, None, walk, root, layouts)
+            if not any(layout.detect(entry.path, plan.tree) for layout in others):
+                plan_folder(entry.path, None, plan, root, layouts)
         elif entry.name in RUN_TEXT_FILES:
-            walk.defer(run_text_unit, entry.path)
+            plan.defer(run_text_unit, entry.path)
         else:
-            loose_file(walk, entry.path)
+            loose_file(plan, entry.path)
 
 
 def run_text_unit(collector: Collector, path: Path) -> None:
@@ -183,14 +183,14 @@ def run_text_unit(collector: Collector, path: Path) -> None:
         )
 
 
-def _fatal_tasks(root: Path, walk: Walk) -> int | None:
+def _fatal_tasks(root: Path, plan: UnitPlan) -> int | None:
     """How many tasks the listing files under details/fatal/, where it tells the run's finished tasks apart: None
     for a run without state folders (v2), or with tasks still running (a report of an earlier pass)."""
     details = root / "details"
-    names = walk.tree.names(details) if walk.is_folder(details) else []
-    if not names or any(name not in STATES for name in names) or walk.tree.names(details / "running"):
+    names = plan.tree.names(details) if plan.is_folder(details) else []
+    if not names or any(name not in STATES for name in names) or plan.tree.names(details / "running"):
         return None
-    return len(walk.tree.names(details / "fatal"))
+    return len(plan.tree.names(details / "fatal"))
 
 
 # The run-level files the result browser sends its page (viewer/reader.py read_run), whose JSON.parse reads every
@@ -251,7 +251,7 @@ def run_info_unit(collector: Collector, path: Path, scope: str) -> None:
 
 def metrics_unit(collector: Collector, path: Path, fatal: int | None, scope: str | None = None) -> None:
     """metrics.json, and whether its evaluation_failed says what the run's task states say (names only, from the
-    walk: a task is filed under details/fatal/ exactly when a fatal issue invalidates it)."""
+    plan: a task is filed under details/fatal/ exactly when a fatal issue invalidates it)."""
     examined = _rounded_by_browser(examine_named(path, METRICS))
     data = members(examined)
     findings = []
@@ -288,33 +288,33 @@ def place_of(task: Path) -> tuple[str | None, Path | None]:
     return None, None
 
 
-def _plan_details(details: Path, root: Path, walk: Walk) -> None:
+def _plan_details(details: Path, root: Path, plan: UnitPlan) -> None:
     seen: dict[str, Path] = {}
-    for entry in walk.entries(details, root):
+    for entry in plan.entries(details, root):
         if not entry.is_folder:
-            walk.about(entry.path, "layout.unexpected-entry", "only state folders belong in details/", "warning")
+            plan.about(entry.path, "layout.unexpected-entry", "only state folders belong in details/", "warning")
         elif entry.name in STATES:
-            for task in walk.entries(entry.path, root):
+            for task in plan.entries(entry.path, root):
                 if not task.is_folder:
-                    _unexpected_file(task, walk, "a state folder holds task folders only")
+                    _unexpected_file(task, plan, "a state folder holds task folders only")
                     continue
                 if task.name in seen:
-                    walk.about(
+                    plan.about(
                         task.path,
                         "layout.duplicate-task",
                         f"the same task also has the folder {seen[task.name].relative_to(root).as_posix()}; "
                         "a task has exactly one result folder",
                     )
                 seen[task.name] = task.path
-                walk.defer(task_unit, task.path, entry.name, root)
-        elif walk.is_file(entry.path / "task.json"):
+                plan.defer(task_unit, task.path, entry.name, root)
+        elif plan.is_file(entry.path / "task.json"):
             if entry.name in seen:
                 also = seen[entry.name].relative_to(root).as_posix()
-                walk.about(entry.path, "layout.duplicate-task", f"the same task also has the folder {also}")
+                plan.about(entry.path, "layout.duplicate-task", f"the same task also has the folder {also}")
             seen[entry.name] = entry.path
-            walk.defer(task_unit, entry.path, None, root)
+            plan.defer(task_unit, entry.path, None, root)
         else:
-            walk.about(
+            plan.about(
                 entry.path,
                 "layout.unknown-state",
                 f"{entry.name!r} is not a task state; expected one of {', '.join(STATES)}",
@@ -343,26 +343,14 @@ def check_task(task: Path, collector: Collector) -> TaskFiles | None:
 
 
 def task_unit(collector: Collector, task: Path, state: str | None, root: Path | None) -> TaskFiles | None:
-    """One task folder where the walk found it (its state folder and run root): a unit (see ``_units``)."""
-    index_path = task / "task.json"
-    # The folder listed and its task.json read in one native call when it can be; else (or when task.json is no
-    # regular file, which require reports before anything is listed) as any file is.
-    found = _folders.read_folder(str(task), _TASK_PLAN)
-    if found is None or not any(name == "task.json" and type_ == FILE for name, type_, _ in found):
-        found = None
-        if not require(index_path, "file", collector, task, "a task folder holds task.json; this one has none"):
-            return None
-    listing: list[Entry] | None = None
-    read: dict[str, Clean | list[Listed]] = {}
-    if found is not None:
-        listing, read = listed(task, found, collector, root or task)
-    clean = read.get("task.json")
-    if isinstance(clean, Clean):
-        index = examine_clean(child(str(task), "task.json"), TASK, clean)
-    else:
-        index = examine_named(index_path, TASK)
-    if root is not None:  # in a run, whose result browser shows the task
-        index = _rounded_by_browser(index, _SHOWN_TASK)
+    """One task folder where the plan found it (its state folder and run root): a ``units._plan.UnitCheck``.
+
+    Its task.json (:func:`_task_index`), the attempt folders it maps (:func:`_mapped_attempts`), each attempt
+    (``_check_attempt``), what its state folder says of them (:func:`_check_task_state`), then its facts."""
+    opened = _task_index(collector, task, root)
+    if opened is None:
+        return None
+    index, listing, read = opened
     data = members(index) or {}
     task_id = data.get("task_id") if isinstance(data.get("task_id"), str) else None
     _check_task_name(task, task_id, collector)
@@ -378,12 +366,66 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
             "details/<state>/<task>/ (running, then normal, error or fatal); AgentCompass 1.0.1 would still read "
             "it there (it lists details/*/task.json) and move it to its state on its next write",
         )
-
     if listing is None:
         listing = entries(task, collector, root or task)
-    folders = {entry.name: entry for entry in listing if entry.is_folder}
     attempts = data.get("attempts")
     mapping: dict[str, Any] = attempts if isinstance(attempts, dict) else {}
+    folders, mapped, findings = _mapped_attempts(collector, listing, mapping)
+    results: dict[str, Examined | None] = {}
+    for key, name in mapped.items():
+        number = int(key) if key.isdigit() else None
+        within = read.get(name)
+        results[key] = _check_attempt(
+            folders[name].path, number, task_id, task.name, root, collector, attempt_kind,
+            within if isinstance(within, list) else None, state == "running",
+        )  # fmt: skip
+    _check_task_state(collector, task, state, index, data, mapped, results, findings)
+    collector.add(index.with_findings(findings))
+    if root is not None:
+        read_results = {
+            key: (result, members(result)) if result is not None else None for key, result in results.items()
+        }
+        # What the 1.0.1 readers take as a published task (has_task_result): its shared metadata and every attempt's
+        # result, in a final state (or, for v2, directly in details/).
+        published = (
+            (state in FINAL_STATES or (state is None and legacy))
+            and all(member in data for member in SHARED)
+            and len(mapped) == len(mapping)
+            and all(each is not None and each[1] is not None for each in read_results.values())
+        )
+        _run_facts.task_facts(collector, str(root), index, data, published, read_results)
+    return TaskFiles(index, results)
+
+
+def _task_index(
+    collector: Collector, task: Path, root: Path | None
+) -> tuple[Examined, list[Entry] | None, dict[str, Clean | list[Listed]]] | None:
+    """A task folder's task.json checked, the folder's listing and what its native call read (the listing None
+    when no native call listed it; None: no task.json, which is reported)."""
+    # The folder listed and its task.json read in one native call when it can be; else (or when task.json is no
+    # regular file, which require reports before anything is listed) as any file is.
+    found = _folders.read_folder(str(task), _TASK_PLAN)
+    if found is None or not any(name == "task.json" and type_ == FILE for name, type_, _ in found):
+        found = None
+        message = "a task folder holds task.json; this one has none"
+        if not require(task / "task.json", "file", collector, task, message):
+            return None
+    listing: list[Entry] | None = None
+    read: dict[str, Clean | list[Listed]] = {}
+    if found is not None:
+        listing, read = listed(task, found, collector, root or task)
+    index = examine_in_folder(task, "task.json", TASK, read)
+    if root is not None:  # in a run, whose result browser shows the task
+        index = _rounded_by_browser(index, _SHOWN_TASK)
+    return index, listing, read
+
+
+def _mapped_attempts(
+    collector: Collector, listing: list[Entry], mapping: dict[str, Any]
+) -> tuple[dict[str, Entry], dict[str, str], list[Finding]]:
+    """The task folder's sub-folders by name, the attempts of task.json's ``attempts`` that have their folder (key
+    to folder name), and the findings on task.json of those that have none; every other entry is reported."""
+    folders = {entry.name: entry for entry in listing if entry.is_folder}
     mapped: dict[str, str] = {}
     findings = []
     for key, name in mapping.items():
@@ -415,16 +457,22 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
                 collector.about(entry.path, "layout.unexpected-entry", "not part of a task folder", "warning")
         elif not entry.is_folder and entry.name != "task.json":
             _unexpected_file(entry, collector, "a task folder holds task.json and attempt folders only")
+    return folders, mapped, findings
 
-    results: dict[str, Examined | None] = {}
-    for key, name in mapped.items():
-        number = int(key) if key.isdigit() else None
-        within = read.get(name)
-        results[key] = _check_attempt(
-            folders[name].path, number, task_id, task.name, root, collector, attempt_kind,
-            within if isinstance(within, list) else None, state == "running",
-        )  # fmt: skip
 
+def _check_task_state(
+    collector: Collector,
+    task: Path,
+    state: str | None,
+    index: Examined,
+    data: dict[str, Any],
+    mapped: dict[str, str],
+    results: dict[str, Examined | None],
+    findings: list[Finding],
+) -> None:
+    """What the task's state folder says of it: a final state holds a published task whose every attempt has a
+    result, and is the state its attempts' most severe issue makes it (a finished v2 task: every attempt has one)."""
+    legacy = data.get("schema_version") == TASK_V2
     if state in FINAL_STATES and not legacy:  # a v2 attempt's issues are derived on read, not stored
         if index.document.readable and not any(member in data for member in SHARED):
             findings.append(
@@ -460,21 +508,6 @@ def task_unit(collector: Collector, task: Path, state: str | None, root: Path | 
                     "reads the task only when every attempt it maps has one (has_task_result), so the task silently "
                     "drops out of its summary, reuse and result browser",
                 )
-    collector.add(index.with_findings(findings))
-    if root is not None:
-        read_results = {
-            key: (result, members(result)) if result is not None else None for key, result in results.items()
-        }
-        # What the 1.0.1 readers take as a published task (has_task_result): its shared metadata and every attempt's
-        # result, in a final state (or, for v2, directly in details/).
-        published = (
-            (state in FINAL_STATES or (state is None and legacy))
-            and all(member in data for member in SHARED)
-            and len(mapped) == len(mapping)
-            and all(each is not None and each[1] is not None for each in read_results.values())
-        )
-        _run_facts.task_facts(collector, str(root), index, data, published, read_results)
-    return TaskFiles(index, results)
 
 
 @functools.cache
@@ -542,11 +575,7 @@ def _check_attempt(
     listing = {entry.name: entry for entry in entries_}
     result = None
     if "result.json" in listing and not listing["result.json"].is_folder:
-        clean = read.get("result.json")
-        if isinstance(clean, Clean):
-            result = examine_clean(child(str(folder), "result.json"), kind, clean)
-        else:
-            result = examine_named(folder / "result.json", kind)
+        result = examine_in_folder(folder, "result.json", kind, read)
         if root is not None:
             result = _rounded_by_browser(result, _SHOWN_ATTEMPT)
     if "checkpoint.json" in listing and listing["checkpoint.json"].is_folder:
@@ -835,11 +864,7 @@ def _check_retries(
         if not entry.name.endswith(".json") or _TEMPORARY.match(entry.name):
             _unexpected_file(entry, collector, "retries/ holds retry records (.json) and archive folders")
             continue
-        clean = read.get(entry.name)
-        if isinstance(clean, Clean):
-            record = examine_clean(child(str(folder), entry.name), RETRY, clean)
-        else:
-            record = examine_named(entry.path, RETRY)
+        record = examine_in_folder(folder, entry.name, RETRY, read)
         if root is not None:
             record = _rounded_by_browser(record, _SHOWN_RETRY)
         records += 1

@@ -119,7 +119,7 @@ class _Confinement:
     def locate(self, spelled: str) -> str:
         """Where ``spelled`` lay when the walk listed it: the unit's real location and the rest of the name.
 
-        A name outside the unit (the folder of a file unit; ``layouts._walking.kind_in_place`` reads the
+        A name outside the unit (the folder of a file unit; ``layouts._layout.kind_in_place`` reads the
         ``task.json`` two folders above an attempt named alone) is placed the same way, relative to the unit:
         ``real`` holds no link, so its parents are the folders the walk saw, and a file found there was reached
         through no link swapped in since. So reads outside the unit's path stay possible, but only where the walk

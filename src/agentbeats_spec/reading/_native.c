@@ -927,7 +927,7 @@ static long long nanoseconds(struct timespec moment) { return (long long)moment.
 #endif
 
 /* One line of the survey: "<relative>\0<mode>\0<size>\0<inode>\0<device>\0<mtime ns>\0<ctime ns>\n", as
- * walk/_cache.survey writes it from os.lstat. */
+ * units/_cache.survey writes it from os.lstat. */
 static int survey_line(Buffer *lines, const char *relative, size_t length, const struct stat *info,
                        long long *size, long long *newest) {
     char numbers[160];
@@ -1005,7 +1005,7 @@ static PyObject *sorted_entries(int folder, struct stat **infos) {
     return found;
 }
 
-/* survey(path) -> (lines, size, newest) or None: what walk/_cache.survey makes of ``path`` and everything below it
+/* survey(path) -> (lines, size, newest) or None: what units/_cache.survey makes of ``path`` and everything below it
  * (links not followed), sorted by name, folder by folder: the lines it hashes, the bytes it sums, the newest of
  * every modification and change time. None when any of it cannot be read (a file, a folder that cannot be listed,
  * an entry gone while listed): the caller's own survey then says the same. */
@@ -1335,7 +1335,7 @@ static PyMethodDef methods[] = {
      "(raw, data, table, integral) when it is a clean document within max_size, else None; for each sub-folder it "
      "names, (its descriptor, left open for the caller to close, and its entries by its own plan) or None."},
     {"survey", native_survey, METH_VARARGS,
-     "survey(path) -> (lines, size, newest) or None: the lstat lines walk/_cache.survey hashes for path and "
+     "survey(path) -> (lines, size, newest) or None: the lstat lines units/_cache.survey hashes for path and "
      "everything below it, the bytes they sum, the newest modification or change time (ns)."},
 #endif
     {"find_each", native_find_each, METH_VARARGS,

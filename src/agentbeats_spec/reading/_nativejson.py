@@ -36,7 +36,7 @@ def integral_floats(integral: int | AbstractSet[str | None]) -> IntegralFloats:
 available = _native is not None
 # The call that lists a folder and reads its wanted files (``_folders``); None without it (or on Windows).
 folder_reader = getattr(_native, "read_folder", None)
-# The lstat lines of everything below a folder, for the verdict cache (walk._cache.survey); None without it.
+# The lstat lines of everything below a folder, for the verdict cache (units._cache.survey); None without it.
 surveyor = getattr(_native, "survey", None)
 _LEADING_WHITESPACE = re.compile(rb"[ \t\n\r]*")
 _OBJECT, _ARRAY = ord("{"), ord("[")

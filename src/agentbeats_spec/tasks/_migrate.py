@@ -29,10 +29,10 @@ from ..layouts import agentcompass as layout
 from ..reading._documents import NotJSON, load_json
 from ..records._states import STATES
 from ..records._versions import CURRENT_TASK, TASK_V2
+from ..units._fs import is_file, is_folder
 from ..vocabulary._issues import InvalidDocument, SpecError, UnconvertibleAttempt, WriteError
 from ..vocabulary._settings import current
 from ..vocabulary._text import printable, quote
-from ..walk._fs import is_file, is_folder
 from ..writing._atomic import LINK_REASON, Folder, copy_file
 from ..writing._atomic import refused as _refused
 from . import _detail

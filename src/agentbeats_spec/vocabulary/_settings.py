@@ -1,7 +1,10 @@
 """The settings of a run, one frozen value: the resource bounds of every file, and the secret scan's allow-list.
 
 Everything validated inside ``applied(settings)`` reads them with ``current()``; worker processes and Dask
-workers receive the one value and apply it in turn. The allow-list is a plain value here, so that naming it does not
+workers receive the one value and apply it in turn. They are put together in one place (the front door's
+``CheckRequest.settings``, ``application._front_door``) and applied in two: around a whole check (the front door's
+``settings_applied``) and around each unit's run, in whatever process runs it (``units._running.run_unit``);
+between the two they travel as an argument. The allow-list is a plain value here, so that naming it does not
 import the scanner (``credentials``), which a run without ``--secrets`` never loads.
 """
 

@@ -1,10 +1,11 @@
 """``watch_run``: check a run folder as its writer publishes it, then reconcile with ``validate`` on the end.
 
-The watcher never has a checker of its own. It looks at the folder every ``settle`` seconds, with the walk's own
-listing (:func:`_signature`: every entry ``lstat``-ed, no link followed or listed below, a folder that cannot be
-listed recorded as such); each time the listing has stayed the same for ``settle`` seconds since it last changed,
-it plans the folder as ``validate`` does (``layouts.plan``, names only), runs the walk's units whose files changed
-(``walk._units.run_unit``) and assembles them with the layouts' rules across units (``layouts.assemble``). No
+The watcher never has a checker of its own. It looks at the folder every ``settle`` seconds, with the planning's
+own listing (:func:`_signature`: every entry ``lstat``-ed, no link followed or listed below, a folder that cannot
+be listed recorded as such); each time the listing has stayed the same for ``settle`` seconds since it last
+changed, it plans the folder as ``validate`` does (``application._tree_check.plan``, names only), runs the plan's
+units whose files changed (``units._running.run_unit``) and assembles them with the layouts' rules across units
+(``application._tree_check.assemble``). No
 file-system watcher is used: one (watchfiles, inotify) follows links, so a link in the run to ``/`` or to its own
 parent made it list the whole disk, hold a watch per folder there, or stop on a folder it could not read.
 
@@ -31,14 +32,15 @@ from typing import Any, Literal
 
 import attrs
 
+from ..application._tree_check import assemble, check_paths, plan
 from ..checking._collect import Part, Report
-from ..layouts import assemble, check_paths, plan
 from ..reading._bounded import open_regular, read_file
 from ..reading._documents import load_json
 from ..records._states import RUNNING
+from ..units._plan import Unit, UnitPlan
+from ..units._running import run_unit
 from ..vocabulary._issues import Issue
 from ..vocabulary._settings import current
-from ..walk._units import Unit, Walk, run_unit
 
 # The names a writer gives a file before its atomic rename (AgentCompass 1.0.1: ".tmp.<name>.<hex>",
 # ".<name>.<hex>.tmp"): never read.
@@ -82,7 +84,7 @@ def watch_run(
     """Watch the run folder ``path`` until the run ends (or ``stop`` is set, or ``timeout`` seconds pass), calling
     ``on_issue`` with each issue when it is found and ``on_fixed`` with each reported issue a later write fixed.
 
-    The folder is polled with the walk's own listing, which never follows a link (``force_polling`` is accepted
+    The folder is polled with the planning's own listing, which never follows a link (``force_polling`` is accepted
     for compatibility and changes nothing). Ctrl-C (KeyboardInterrupt) ends the watch as ``stop`` does.
     """
     path = Path(path)
@@ -154,12 +156,12 @@ class _Watcher:
 
     def tick(self) -> None:
         """Read what changed and is published; report what is new and what was fixed (only from a look at rest)."""
-        walk = plan([self.root]).placed(self.root)
+        planned = plan([self.root]).placed(self.root)
         settings = current()
         parts: list[Part] = []
         kept: dict[tuple[str, str], tuple[Signature, Part]] = {}
         settled = True
-        for unit in walk.units:
+        for unit in planned.units:
             if self._unpublished(unit):
                 continue
             name = (str(unit.path), getattr(unit.check, "__qualname__", ""))
@@ -185,18 +187,18 @@ class _Watcher:
         self.parts = kept
         if not settled:
             return
-        report = assemble(self._published_walk(walk), parts)
+        report = assemble(self._published_plan(planned), parts)
         self._reconcile(report.issues)
 
     def _unpublished(self, unit: Unit) -> bool:
         """A task folder under details/running/: still being written (1.0.1 moves it once it is published)."""
         return unit.path.parent.name == RUNNING and unit.path.parent.parent.name == "details"
 
-    def _published_walk(self, walk: Walk) -> Walk:
-        """The walk without what its listing found on a file in the middle of a write (a temporary file) or on a
+    def _published_plan(self, planned: UnitPlan) -> UnitPlan:
+        """The plan without what its listing found on a file in the middle of a write (a temporary file) or on a
         task still running; the final check reports what is left of them."""
-        issues = [issue for issue in walk.issues if issue.file is None or _settled_name(Path(issue.file))]
-        return Walk(walk.tree, walk.units, issues, walk.skipped)
+        issues = [issue for issue in planned.issues if issue.file is None or _settled_name(Path(issue.file))]
+        return UnitPlan(planned.tree, planned.units, issues, planned.skipped)
 
     def _reconcile(self, issues: tuple[Issue, ...] | list[Issue]) -> None:
         found = {key(issue): issue for issue in issues}
@@ -227,7 +229,7 @@ def _settled_name(path: Path) -> bool:
 
 def _signature(path: Path) -> Signature | None:
     """Every entry below ``path`` (or ``path`` itself, a file) with its inode, size, change and modification
-    times, as the walk lists it: ``lstat``, so no link is followed and nothing below a link is listed. A folder
+    times, as planning lists it: ``lstat``, so no link is followed and nothing below a link is listed. A folder
     that cannot be listed is an entry of its own (its error number in place of the size), so that a folder made
     unreadable, or readable again, is a change like any other. None when ``path`` itself is gone."""
     try:

@@ -1,4 +1,4 @@
-"""What a layout is, and the walking every layout shares: below the layout modules, so none imports its package.
+"""What a layout is, and the planning every layout shares: below the layout modules, so none imports its package.
 
 A layout is a :class:`Layout`: how to tell a folder is one (``detect``, from names alone), how to cut it into
 units (``plan``) and the rules spanning units it contributes (``rules``, by the name of the facts they read).
@@ -18,8 +18,8 @@ from ..checking import _kinds
 from ..checking._collect import Collector, failing_on
 from ..checking._sources import examine_found, examine_named, may_be_artifact
 from ..reading._bounded import read_file
+from ..units._plan import LOCAL, Tree, UnitPlan
 from ..vocabulary._issues import Fact, Issue
-from ..walk._units import LOCAL, Tree, Walk
 
 CrossUnitRule = Callable[[list[Fact]], list[Issue]]
 
@@ -31,7 +31,7 @@ class Layout:
     """One run-tree layout.
 
     ``detect(folder, tree)``: whether ``folder`` is one, from the names of ``tree`` alone (no file is read).
-    ``plan(folder, walk, others, layouts)``: its units and what its listing shows, deferred into ``walk``;
+    ``plan(folder, plan, others, layouts)``: its units and what its listing shows, deferred into ``plan``;
     ``others`` are the other layouts the same folder is, ``layouts`` all of them, in order (a folder inside it
     that is no part of it is planned as any folder is: :func:`plan_folder` with them).
     ``rules``: the rules spanning units it contributes, by the ``Fact.rule`` name of the facts each one reads.
@@ -39,11 +39,13 @@ class Layout:
 
     name: str
     detect: Callable[[Path, Tree], bool]
-    plan: Callable[[Path, Walk, tuple[Layout, ...], tuple[Layout, ...]], None]
+    plan: Callable[[Path, UnitPlan, tuple[Layout, ...], tuple[Layout, ...]], None]
     rules: Mapping[str, CrossUnitRule] = attrs.field(factory=dict)
 
 
-def plan_folder(folder: Path, kind: _kinds.Kind | None, walk: Walk, root: Path, layouts: tuple[Layout, ...]) -> None:
+def plan_folder(
+    folder: Path, kind: _kinds.Kind | None, plan: UnitPlan, root: Path, layouts: tuple[Layout, ...]
+) -> None:
     """A folder and all below it: each folder that is one or more ``layouts`` is planned by them, every other
     folder walked and its artifact files made units (only the files of ``kind``, when one is named)."""
     # A stack, not recursion: a tree may be nested deeper than Python's call stack (PATH_MAX allows 2,000 levels).
@@ -51,31 +53,31 @@ def plan_folder(folder: Path, kind: _kinds.Kind | None, walk: Walk, root: Path, 
     while stack:
         current = stack.pop()
         if kind is None:
-            matched = tuple(layout for layout in layouts if layout.detect(current, walk.tree))
+            matched = tuple(layout for layout in layouts if layout.detect(current, plan.tree))
             if matched:
                 with failing_on(str(current)):
                     for layout in matched:
-                        layout.plan(current, walk, tuple(other for other in matched if other is not layout), layouts)
+                        layout.plan(current, plan, tuple(other for other in matched if other is not layout), layouts)
                 continue
-        listing = walk.entries(current, root)
+        listing = plan.entries(current, root)
         for entry in listing:
             if entry.is_folder:
                 continue
             if kind is not None:
                 if entry.path.suffix == "." + kind.syntax:
-                    walk.defer(found_file_unit, entry.path, kind.name)
+                    plan.defer(found_file_unit, entry.path, kind.name)
             else:
-                loose_file(walk, entry.path)
+                loose_file(plan, entry.path)
         stack.extend(entry.path for entry in reversed(listing) if entry.is_folder)
 
 
-def joined(walks: Sequence[Walk]) -> Walk:
-    """The walks of several named paths as one, in their order."""
-    return Walk(
-        walks[0].tree if walks else LOCAL,
-        [unit for walk in walks for unit in walk.units],
-        [issue for walk in walks for issue in walk.issues],
-        sum(walk.skipped for walk in walks),
+def joined(plans: Sequence[UnitPlan]) -> UnitPlan:
+    """The plans of several named paths as one, in their order."""
+    return UnitPlan(
+        plans[0].tree if plans else LOCAL,
+        [unit for plan in plans for unit in plan.units],
+        [issue for plan in plans for issue in plan.issues],
+        sum(plan.skipped for plan in plans),
     )
 
 
@@ -86,12 +88,12 @@ def named_folder(path: Path, tree: Tree, follow_symlinks: bool) -> bool:
     return tree.is_folder(path)
 
 
-def loose_file(walk: Walk, path: Path) -> None:
+def loose_file(plan: UnitPlan, path: Path) -> None:
     """A file met in a folder that is no layout: a unit when it may be an artifact, else counted as skipped."""
     if may_be_artifact(path, None):
-        walk.defer(found_file_unit, path, None)
+        plan.defer(found_file_unit, path, None)
     else:
-        walk.skip()
+        plan.skip()
 
 
 def named_file_unit(collector: Collector, path: Path, kind: str | None, named: bool = False) -> None:
@@ -134,7 +136,7 @@ def _in_task(kind: _kinds.Kind, path: Path) -> _kinds.Kind:
         return kind  # another kind, or one its folder already pinned (a task unit reads its index once)
     index = path.parent.parent / "task.json"
     # Outside the unit of an attempt named alone, so outside its confinement (reading._bounded.confined): still
-    # opened where the walk's real location of the attempt places it (two folders above), so a folder swapped
+    # opened where the plan's real location of the attempt places it (two folders above), so a folder swapped
     # for a link since is refused (and the attempt checked as the current version) rather than followed.
     try:
         version = json.loads(read_file(index)).get("schema_version")

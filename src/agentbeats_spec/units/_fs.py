@@ -19,7 +19,7 @@ _NAME = operator.attrgetter("name")
 
 
 class Reporter(Protocol):
-    """Where issues about whole files and folders go: a unit's collector, or the walk that plans units."""
+    """Where issues about whole files and folders go: a unit's collector, or the plan that collects units."""
 
     def about(self, path: Path, code: str, message: str, severity: Severity = "error") -> None: ...
 
