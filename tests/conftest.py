@@ -53,6 +53,8 @@ TIERS: dict[str, dict[str, str]] = {
         "writing/test_atif.py::test_atif_built_with_its_own_models": "hypothesis, 100 examples",
         "writing/test_task_writers.py::test_two_processes": "processes racing on one task",
         "writing/test_writers.py::test_two_processes": "two writer processes",
+        "api/test_regenerate.py::test_the_committed_files_are": "the check make check runs itself, in a subprocess",
+        "api/test_regenerate.py::test_a_left_over_or_missing": "every generator writing a copy of the checkout",
     },
 }
 

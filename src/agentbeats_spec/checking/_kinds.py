@@ -142,7 +142,7 @@ _CHECKS: dict[str, _Checks] = {
 }
 
 
-def _kind(data: KindData) -> Kind:
+def _made(data: KindData) -> Kind:
     checks = _CHECKS[data.name]
     return Kind(
         data.name,
@@ -165,7 +165,7 @@ def _kind(data: KindData) -> Kind:
     )
 
 
-KINDS: dict[str, Kind] = {data.name: _kind(data) for data in KIND_DATA}
+KINDS: dict[str, Kind] = {data.name: _made(data) for data in KIND_DATA}
 
 # Rules that belong to one version of a kind whose files carry no version (an attempt of a v2 task).
 _VERSION_RULES: dict[tuple[str, str], Rules] = {
