@@ -140,6 +140,19 @@ def test_schema_all_needs_a_folder_and_nothing_else() -> None:
     assert main(["schema"]) == 2
 
 
+def _of_the_newest_version(path: Path) -> bool:
+    """Whether a file is not of an older version of its kind: an editor knows a kind's newest schema alone (the
+    catalog's ``url``), so a fixture kept at an older version (a kind given a new one) is not its to judge."""
+    kind = from_path(path)
+    if kind is None or kind.version_field is None:
+        return True
+    try:
+        version = json.loads(path.read_bytes()).get(kind.version_field)
+    except (ValueError, AttributeError):
+        return True  # not a JSON object: what an editor says of it is compared
+    return version not in kind.versions or kind.versions[version] == kind.latest
+
+
 @needs_node_tools
 def test_vscode_loads_the_written_catalog_and_places_each_finding_where_validate_does(tmp_path: Path) -> None:
     written_folder(tmp_path / "schemas")
@@ -158,6 +171,8 @@ def test_vscode_loads_the_written_catalog_and_places_each_finding_where_validate
         path = Path(answer["file"])
         detected = from_path(path)
         assert detected is not None and detected.latest == answer["schema"], answer["file"]
+        if not _of_the_newest_version(path):
+            continue
         found = validate(path)
         seen = {(diagnostic["line"], diagnostic["column"]) for diagnostic in answer["diagnostics"]}
         if positions(found, "json."):  # not JSON: the editor stops at the syntax, as validate does
@@ -202,6 +217,7 @@ def test_check_jsonschema_takes_the_written_files(tmp_path: Path) -> None:
                 path
                 for path in sorted((FIXTURES / folder).rglob("*.json"))
                 if any(pattern.match(path.relative_to(ROOT).as_posix()) for pattern in patterns)
+                and _of_the_newest_version(path)
             ]
             if not files:
                 continue
