@@ -15,7 +15,7 @@ import pytest
 
 from agentbeats_spec import Issue, kinds, validate
 from agentbeats_spec.checking._bundle import bundle
-from agentbeats_spec.checking._kinds import KINDS, from_content, from_path
+from agentbeats_spec.checking._kinds import KINDS, Kind, from_content, from_path
 from agentbeats_spec.cli import main
 
 from ..conftest import FIXTURES, ROOT
@@ -153,6 +153,11 @@ def _of_the_newest_version(path: Path) -> bool:
     return version not in kind.versions or kind.versions[version] == kind.latest
 
 
+def _version_line(path: Path, kind: Kind) -> int:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return next(number for number, line in enumerate(lines, 1) if f'"{kind.version_field}"' in line)
+
+
 @needs_node_tools
 def test_vscode_loads_the_written_catalog_and_places_each_finding_where_validate_does(tmp_path: Path) -> None:
     written_folder(tmp_path / "schemas")
@@ -171,10 +176,10 @@ def test_vscode_loads_the_written_catalog_and_places_each_finding_where_validate
         path = Path(answer["file"])
         detected = from_path(path)
         assert detected is not None and detected.latest == answer["schema"], answer["file"]
-        if not _of_the_newest_version(path):
-            continue
         found = validate(path)
         seen = {(diagnostic["line"], diagnostic["column"]) for diagnostic in answer["diagnostics"]}
+        if not _of_the_newest_version(path):  # judged by the newest schema: its version is one more finding
+            seen = {(line, column) for line, column in seen if line != _version_line(path, detected)}
         if positions(found, "json."):  # not JSON: the editor stops at the syntax, as validate does
             assert positions(found, "json.") <= seen, answer
         else:
