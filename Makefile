@@ -3,13 +3,15 @@
 #                   installs the package and its runtime dependencies only, not the development tools
 #   make test       lint, type-check, check generated files and run the whole test suite
 # and the inner loop while working, in under a minute:
-#   make check      ruff, mypy and the tests not marked slow or interop (tests/conftest.py TIERS says which)
+#   make check      ruff, mypy, the generated files and the tests not marked slow or interop (tests/conftest.py TIERS)
+# and after an edit of a schema or the kind table (docs/extending.md):
+#   make generate   run every generator in order (tools/regenerate.py)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: validate test check fuzz bench clean
+.PHONY: validate test check generate fuzz bench clean
 
 # The released AgentCompass writer and reader serve the interoperability tests. Only its results modules are
 # used, which need the few packages named here (msgspec for its result browser, viewer/reader.py); it goes to a
@@ -62,16 +64,20 @@ test: $(NATIVE) $(AJV) $(JSPKG)
 	$(BIN)/ruff format --check src tests tools benchmarks fuzz setup.py
 	$(BIN)/mypy src
 	$(BIN)/lint-imports
-	$(BIN)/python tools/catalog.py --check
-	$(BIN)/python tools/codegen.py --check
-	$(BIN)/python tools/build_js.py --check
+	$(BIN)/python tools/regenerate.py --check
 	$(MAKE) --no-print-directory fuzz
 	$(BIN)/python -m pytest
 
-check: $(NATIVE)
+check: $(NATIVE) $(JSPKG)
 	$(BIN)/ruff check src tests tools benchmarks fuzz setup.py
 	$(BIN)/mypy src
+	$(BIN)/python tools/regenerate.py --check
 	$(BIN)/python -m pytest -m "not slow and not interop"
+
+# Every generated file from its one home (the schemas, the kind table, the code table); the npm package's
+# validators need its pinned Ajv.
+generate: $(NATIVE) $(JSPKG)
+	$(BIN)/python tools/regenerate.py
 
 # The native reader under libFuzzer with AddressSanitizer and UBSan, differential against the exact reader
 # (fuzz/run.py). clang comes from the distribution when missing and the user is root (CI runs as root on a fresh

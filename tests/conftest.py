@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import collections
 import copy
+import dataclasses
 import json
 import os
 from collections.abc import Iterator
@@ -16,6 +18,37 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 VALID = FIXTURES / "valid"
 TASK_DIR = next((VALID / "agentcompass-run" / "details" / "error").iterdir())
+
+
+@dataclasses.dataclass(frozen=True)
+class Totals:
+    """What a check of ``fixtures/invalid`` finds, counted from ``fixtures/expected-issues.json``: the one place
+    the tests read these numbers from (a new invalid fixture changes them there alone)."""
+
+    files: int
+    errors: int
+    warnings: int
+    info: int
+
+    @property
+    def issues(self) -> int:
+        return self.errors + self.warnings + self.info
+
+    @property
+    def summary(self) -> str:
+        """The text report's count line (``file(s) checked; ...``), without what it says of info."""
+        return f"{self.files} file(s) checked; {self.errors} error(s), {self.warnings} warning(s), {self.info} info"
+
+
+def _invalid_totals() -> Totals:
+    expected = json.loads((FIXTURES / "expected-issues.json").read_text(encoding="utf-8"))
+    issues = [issue for file, listed in expected.items() if file.startswith("invalid/") for issue in listed]
+    severities = collections.Counter(issue["severity"] for issue in issues)
+    files = sum(1 for file in expected if file.startswith("invalid/"))
+    return Totals(files, severities["error"], severities["warning"], severities["info"])
+
+
+INVALID_TOTALS = _invalid_totals()
 
 # The slow tiers, by path below tests/ (a folder, a module, or the tests of a module whose names begin so), each
 # with why it is slow. `make check` leaves them out (-m "not slow and not interop"); `make test`, and CI, run all.
@@ -53,6 +86,8 @@ TIERS: dict[str, dict[str, str]] = {
         "writing/test_atif.py::test_atif_built_with_its_own_models": "hypothesis, 100 examples",
         "writing/test_task_writers.py::test_two_processes": "processes racing on one task",
         "writing/test_writers.py::test_two_processes": "two writer processes",
+        "api/test_regenerate.py::test_the_committed_files_are": "the check make check runs itself, in a subprocess",
+        "api/test_regenerate.py::test_a_left_over_or_missing": "every generator writing a copy of the checkout",
     },
 }
 

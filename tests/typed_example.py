@@ -53,6 +53,8 @@ from agentbeats_spec import (
     watch_run,
     write_task,
 )
+
+# BEGIN GENERATED models (tools/codegen.py: the models of every kind, and the parts named below)
 from agentbeats_spec.models import (
     ABSENT,
     AgentbeatsToml,
@@ -76,6 +78,8 @@ from agentbeats_spec.models import (
     VerifyCase,
 )
 
+# END GENERATED models
+
 
 def warn_about(path: Path) -> AttemptResult:
     result = agentbeats_spec.load(path, "agentcompass-attempt")
@@ -98,29 +102,52 @@ def category(task: TaskIndex) -> str:
 def every_kind_loads_as_its_model(run: Path) -> None:
     """A literal kind gives its model class (a union where the kind has more than one version)."""
     limits = Limits(max_file_size=64 * 1024 * 1024, max_depth=256)
-    repo: AgentbeatsToml = load(run / "agentbeats.toml", "abv3-repo", limits=limits)
-    results: ExperimentResults = load(run / "results.json", "abv3-results")
-    case: VerifyCase = load(run / "verify.case.json", "abb-case")
-    index: TaskIndex | TaskIndexV2 = load(run / "task.json", "agentcompass-task")
-    detail: TaskDetail = load(run / "t.task-detail.json", "agentcompass-task-detail")
-    retry: RetryRecord = load(run / "retry.json", "agentcompass-retry")
-    info: RunInfo | RunInfoV2 = load(run / "run_info.json", "agentcompass-run-info")
+    # BEGIN GENERATED load lines (tools/codegen.py: one per kind, typed as the models of its versions)
+    abv3_repo: AgentbeatsToml = load(run / "agentbeats.toml", "abv3-repo")
+    abv3_results: ExperimentResults = load(run / "results.json", "abv3-results")
+    abb_case: VerifyCase = load(run / "verify.case.json", "abb-case")
+    agentcompass_task: TaskIndex | TaskIndexV2 = load(run / "task.json", "agentcompass-task")
+    agentcompass_attempt: AttemptResult | AttemptResultV2 = load(run / "attempt-1/result.json", "agentcompass-attempt")
+    agentcompass_task_detail: TaskDetail = load(run / "1.task-detail.json", "agentcompass-task-detail")
+    agentcompass_retry: RetryRecord = load(run / "attempt-1/retries/1.json", "agentcompass-retry")
+    agentcompass_run_info: RunInfo | RunInfoV2 = load(run / "run_info.json", "agentcompass-run-info")
+    agentcompass_params: RunParams = load(run / "params.json", "agentcompass-params")
+    agentcompass_metrics: MetricReport = load(run / "metrics.json", "agentcompass-metrics")
+    agentcompass_analysis_summary: AnalysisSummary = load(
+        run / "analysis_summary.json", "agentcompass-analysis-summary"
+    )
+    agentcompass_progress: ProgressSnapshot = load(run / "progress.json", "agentcompass-progress")
+    agentcompass_progress_events: list[ProgressEvent] = load(run / "progress.jsonl", "agentcompass-progress-events")
+    actf_trajectory: Trajectory = load(run / "1.actf.json", "actf-trajectory")
+    loaded: list[object] = [
+        abv3_repo,
+        abv3_results,
+        abb_case,
+        agentcompass_task,
+        agentcompass_attempt,
+        agentcompass_task_detail,
+        agentcompass_retry,
+        agentcompass_run_info,
+        agentcompass_params,
+        agentcompass_metrics,
+        agentcompass_analysis_summary,
+        agentcompass_progress,
+        agentcompass_progress_events,
+        actf_trajectory,
+    ]
+    # END GENERATED load lines
+    bounded: AgentbeatsToml = load(run / "agentbeats.toml", "abv3-repo", limits=limits)
+    index = agentcompass_task
     version: str = index.schema_version  # a member of both versions
     if isinstance(index, TaskIndexV2):  # narrowed like any union
         print(f"{index.task_id}: agentcompass.task.v2; migrate_run converts its task")
-    params: RunParams = load(run / "params.json", "agentcompass-params")
-    metrics: MetricReport = load(run / "metrics.json", "agentcompass-metrics")
-    summary: AnalysisSummary = load(run / "analysis_summary.json", "agentcompass-analysis-summary")
-    progress: ProgressSnapshot = load(run / "progress.json", "agentcompass-progress")
-    events: list[ProgressEvent] = load(run / "progress.jsonl", "agentcompass-progress-events")
     trajectory: Trajectory = loads(b'{"schema_version": "ACTF_v1.0", "steps": []}', "actf-trajectory")
     more_events: list[ProgressEvent] = loads("", "agentcompass-progress-events")
     event: ProgressEvent = from_dict("agentcompass-progress-events", {"event": "run_started"})
     again: TaskIndex | TaskIndexV2 = from_dict("agentcompass-task", to_dict(index))
     attempt: AttemptResult = loads(b'{"retry_count": 0}', "agentcompass-attempt")  # text tells no task: v3
     first_step: dict[str, object] = to_dict(trajectory.steps[0]) if trajectory.steps else {}  # a part of a model
-    print(repo, results, case, detail, retry, info, params, metrics, summary, progress, events, trajectory,
-          more_events, event, again, attempt, version, first_step)  # fmt: skip
+    print(*loaded, bounded, trajectory, more_events, event, again, attempt, version, first_step)
 
 
 def whatever_kind(path: Path, name: str) -> str:

@@ -14,6 +14,7 @@ import argparse
 import json
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag, urljoin
@@ -224,10 +225,19 @@ def guards_module() -> str:
     return "\n".join(out) + "\n"
 
 
-def outputs() -> dict[Path, str]:
-    files: dict[Path, str] = {}
-    for path in sorted((ROOT / "schemas").rglob("*.json")):
-        files[JS / "schemas" / path.relative_to(ROOT / "schemas")] = path.read_text(encoding="utf-8")
+def outputs(earlier: Mapping[Path, str | None] | None = None) -> dict[Path, str | None]:
+    """Every file of ``js/`` this generator makes; None for a copied schema that ``schemas/`` holds no more.
+
+    ``earlier`` are the files the generators before this one make (``tools/regenerate.py``): a schema file of
+    ``schemas/`` is copied as it should be there (what is on disk otherwise), so that a stale catalog is not
+    copied as if it were right.
+    """
+    made = {path: text for path, text in (earlier or {}).items() if path.is_relative_to(ROOT / "schemas")}
+    files: dict[Path, str | None] = {}
+    on_disk = {path: path.read_text(encoding="utf-8") for path in (ROOT / "schemas").rglob("*.json")}
+    for path, text in sorted({**on_disk, **made}.items()):
+        if text is not None:
+            files[JS / "schemas" / path.relative_to(ROOT / "schemas")] = text
     files[JS / "types.d.ts"] = Generator().declarations()
     files[JS / "kinds.js"] = kinds_module()
     files[JS / "guards.js"] = guards_module()
@@ -235,7 +245,7 @@ def outputs() -> dict[Path, str]:
     schemas = [
         json.loads(text)
         for path, text in files.items()
-        if "bundled" not in path.parts and path.name != "catalog.json" and path.suffix == ".json"
+        if text is not None and "bundled" not in path.parts and path.name != "catalog.json" and path.suffix == ".json"
     ]
     ids = [schema_id for kind in KINDS.values() for schema_id in kind.versions.values()]
     result = subprocess.run(
@@ -247,6 +257,8 @@ def outputs() -> dict[Path, str]:
         cwd=JS,
     )
     files[JS / "validators.js"] = HEADER + result.stdout
+    copied = set((JS / "schemas").rglob("*.json")) if (JS / "schemas").exists() else set()
+    files.update({path: None for path in sorted(copied - set(files))})
     return files
 
 
@@ -261,6 +273,8 @@ def main() -> int:
             continue
         if check:
             stale.append(path.relative_to(ROOT))
+        elif text is None:
+            path.unlink()
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")

@@ -50,11 +50,14 @@ def codes_doc() -> str:
     return "\n".join(lines) + "\n"
 
 
-def generated() -> dict[Path, str]:
-    files = {CATALOG: render_json(catalog()), CODES_DOC: codes_doc()}
+def generated() -> dict[Path, str | None]:
+    """Every file this generator makes, as it should be; None for a bundle of a schema that is no more."""
+    files: dict[Path, str | None] = {CATALOG: render_json(catalog()), CODES_DOC: codes_doc()}
     for kind in kinds():
         for schema_id in kind.versions.values():
             files[BUNDLED / schema_id.removeprefix(BASE_URI)] = render_json(bundle(schema_id))
+    present = set(BUNDLED.rglob("*.json")) if BUNDLED.exists() else set()
+    files.update({path: None for path in sorted(present - set(files))})
     return files
 
 
@@ -63,23 +66,24 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="compare instead of writing")
     arguments = parser.parse_args()
     wanted = generated()
-    present = set(BUNDLED.rglob("*.json")) if BUNDLED.exists() else set()
     if not arguments.check:
-        for stale in present - set(wanted):
-            stale.unlink()
         for path, text in wanted.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            if text is None:
+                path.unlink()
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
         return 0
     stale = False
-    for path in sorted(set(wanted) | present):
-        current = path.read_text(encoding="utf-8") if path.exists() else ""
-        expected = wanted.get(path, "")
+    for path, expected in sorted(wanted.items()):
+        current = path.read_text(encoding="utf-8") if path.exists() else None
         if current != expected:
             stale = True
             name = str(path.relative_to(ROOT))
             sys.stdout.writelines(
-                difflib.unified_diff(current.splitlines(True), expected.splitlines(True), name, "generated")
+                difflib.unified_diff(
+                    (current or "").splitlines(True), (expected or "").splitlines(True), name, "generated"
+                )
             )
     if stale:
         print("generated files are stale: run python tools/catalog.py", file=sys.stderr)

@@ -13,6 +13,7 @@ A kind named as a literal gives a type checker its model: ``load(path, "agentcom
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING
 
 from ._api import dump, dumps, from_dict, kinds, load, loads, redact, scan, schema, to_dict, validate
@@ -29,6 +30,29 @@ from .vocabulary._issues import (
 from .vocabulary._settings import Limits
 from .vocabulary._version import __version__
 
+# The names imported on first use, each with the module that defines it (relative to this package): the one list
+# of them. Task records pull in the writers and the layouts, watching the layouts, the run reader the task
+# records, the tables pyarrow (when a table is made), the ATIF conversion its own modules: a one-file validation
+# needs none of them. The imports below tell a type checker the same names (a test holds them to this map).
+_LAZY = {
+    "read_task": ".tasks._detail",
+    "write_task": ".tasks._detail",
+    "TaskSoFar": ".tasks._detail",
+    "migrate_run": ".tasks._migrate",
+    "to_atif": ".atif._files",
+    "from_atif": ".atif._files",
+    "watch_run": ".watching._watch",
+    "Watched": ".watching._watch",
+    "open_run": ".runs._reader",
+    "iter_runs": ".runs._reader",
+    "Run": ".runs._reader",
+    "TaskRef": ".runs._reader",
+    "tasks_table": ".runs._tables",
+    "attempts_table": ".runs._tables",
+    "steps_table": ".runs._tables",
+    "issues_table": ".runs._tables",
+}
+
 if TYPE_CHECKING:
     from .atif._files import from_atif, to_atif
     from .runs._reader import Run, TaskRef, iter_runs, open_run
@@ -39,32 +63,10 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> object:
-    # Task records pull in the writers and the layouts; a one-file validation does not need them.
-    if name in ("read_task", "write_task", "TaskSoFar"):
-        from .tasks import _detail
-
-        return getattr(_detail, name)
-    if name in ("to_atif", "from_atif"):
-        from .atif import _files
-
-        return getattr(_files, name)
-    if name in ("watch_run", "Watched"):
-        from .watching import _watch
-
-        return getattr(_watch, name)
-    if name in ("open_run", "iter_runs", "Run", "TaskRef"):
-        from .runs import _reader
-
-        return getattr(_reader, name)
-    if name in ("tasks_table", "attempts_table", "steps_table", "issues_table"):
-        from .runs import _tables  # pyarrow is imported when a table is made, not here
-
-        return getattr(_tables, name)
-    if name == "migrate_run":
-        from .tasks import _migrate
-
-        return _migrate.migrate_run
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)
 
 
 __all__ = [

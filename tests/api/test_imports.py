@@ -118,7 +118,32 @@ def function_level_imports() -> dict[str, list[str]]:
                 if isinstance(node, (ast.Import, ast.ImportFrom)):
                     for name in _imported(node, module, path.name == "__init__.py"):
                         found.setdefault(name, []).append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    # The package's lazy names are imported by importlib on first use, module by module: imports inside a function too.
+    for module in sorted(set(agentbeats_spec._LAZY.values())):
+        found.setdefault(importlib.util.resolve_name(module, "agentbeats_spec"), []).append("__init__.py _LAZY")
     return found
+
+
+def _type_checking_imports() -> dict[str, str]:
+    """The names ``__init__.py`` imports for a type checker (``if TYPE_CHECKING:``), each with its module."""
+    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    guarded = [node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"]
+    assert len(guarded) == 1
+    return {
+        alias.name: "." * node.level + (node.module or "")
+        for node in guarded[0].body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+
+
+def test_the_lazy_names_are_one_map_that_the_type_checker_imports_and_all_lists() -> None:
+    lazy = agentbeats_spec._LAZY
+    assert _type_checking_imports() == lazy
+    eager = {name for name in agentbeats_spec.__all__ if name in vars(agentbeats_spec)}
+    assert set(lazy) == set(agentbeats_spec.__all__) - eager and not set(lazy) & eager
+    for name, module in lazy.items():
+        assert getattr(agentbeats_spec, name) is getattr(importlib.import_module(module, "agentbeats_spec"), name)
 
 
 def test_every_import_inside_a_function_is_one_named_with_its_reason() -> None:

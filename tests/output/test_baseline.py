@@ -12,7 +12,7 @@ import pytest
 
 from agentbeats_spec.cli import main
 
-from ..conftest import FIXTURES
+from ..conftest import FIXTURES, INVALID_TOTALS
 
 
 @pytest.fixture
@@ -32,15 +32,15 @@ def test_a_written_baseline_holds_every_issue_and_then_none_is_reported(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, found, err = run(capsys, "inv", "--write-baseline", "known.json")
-    assert code == 1 and len(found) == 44
-    assert err == "agentbeats-spec: 44 issue(s) written to the baseline known.json\n"
+    assert code == 1 and len(found) == INVALID_TOTALS.issues
+    assert err == f"agentbeats-spec: {INVALID_TOTALS.issues} issue(s) written to the baseline known.json\n"
     document = json.loads((project / "known.json").read_text(encoding="utf-8"))
-    assert document["agentbeats-spec-baseline"] == 1 and len(document["issues"]) == 44
+    assert document["agentbeats-spec-baseline"] == 1 and len(document["issues"]) == INVALID_TOTALS.issues
     assert document["issues"][0].keys() == {"fingerprint", "code", "file", "pointer"}
     assert all(not entry["file"].startswith("/") for entry in document["issues"])  # relative to the baseline
     code, found, err = run(capsys, "inv", "--baseline", "known.json")
     assert code == 0 and found == []
-    assert err == "agentbeats-spec: 44 known issue(s) of the baseline known.json not reported\n"
+    assert err == f"agentbeats-spec: {INVALID_TOTALS.issues} known issue(s) of the baseline known.json not reported\n"
 
 
 def test_known_issues_stay_known_when_lines_move_and_new_ones_are_reported(

@@ -18,7 +18,7 @@ from jsonschema import Draft4Validator
 
 from agentbeats_spec.cli import main
 
-from ..conftest import FIXTURES, ROOT, VALID
+from ..conftest import FIXTURES, INVALID_TOTALS, ROOT, VALID
 
 JUNIT_SCHEMA = xmlschema.XMLSchema10(ROOT / "tests" / "data" / "junit-10.xsd")
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-2.1.0-rtm.5.json").read_text(encoding="utf-8"))
@@ -35,7 +35,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
 def test_github_format_is_one_workflow_command_per_issue(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run(capsys, "validate", "--format", "github", str(FIXTURES / "invalid"))
     commands = [line for line in out.splitlines() if line.startswith("::")]
-    assert code == 1 and len(commands) == 44
+    assert code == 1 and len(commands) == INVALID_TOTALS.issues
     first = commands[0]
     assert re.match(r"^::error file=[^,]+verify\.case\.json,line=5,col=15,title=schema\.minimum::expected", first)
     assert any(line.startswith("::warning ") for line in commands)

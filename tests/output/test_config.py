@@ -14,7 +14,7 @@ import pytest
 from agentbeats_spec.cli import main
 from agentbeats_spec.project._config import names_the_table
 
-from ..conftest import FIXTURES
+from ..conftest import FIXTURES, INVALID_TOTALS
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def codes(found: list[dict[str, object]]) -> set[object]:
 
 def test_without_a_configuration_every_issue_is_reported(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, found = issues(capsys, "inv")
-    assert code == 1 and len(found) == 44
+    assert code == 1 and len(found) == INVALID_TOTALS.issues
 
 
 def test_pyproject_table_selects_ignores_and_excludes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -58,7 +58,7 @@ def test_the_configuration_is_found_from_a_folder_below(project: Path, capsys: p
     _, found = issues(capsys, "../inv")
     assert codes(found) == {"rule.main-metric"}
     _, everything = issues(capsys, "--no-config", "../inv")
-    assert len(everything) == 44
+    assert len(everything) == INVALID_TOTALS.issues
 
 
 def test_the_dot_file_comes_before_pyproject_in_one_folder(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -229,7 +229,7 @@ def test_a_configuration_another_user_owns_is_not_used(project: Path, capsys: py
     planted.write_text('ignore = ["schema", "rule", "json", "jsonl", "legacy", "security"]\n')
     os.chown(planted, 4321, -1)
     code, found = issues(capsys, "inv")
-    assert code == 1 and len(found) == 44
+    assert code == 1 and len(found) == INVALID_TOTALS.issues
     main(["validate", "--format", "json", "inv"])
     warned(capsys, "configuration", planted, "belongs to user 4321, not to this one (0)")
 
@@ -239,7 +239,7 @@ def test_a_configuration_others_may_write_is_not_used(project: Path, capsys: pyt
     planted.write_text('exclude = ["**"]\n')
     planted.chmod(0o666)
     assert main(["validate", "--format", "json", "inv"]) == 1
-    assert len(json.loads(capsys.readouterr().out)["issues"]) == 44
+    assert len(json.loads(capsys.readouterr().out)["issues"]) == INVALID_TOTALS.issues
     main(["validate", "--format", "json", "inv"])
     warned(capsys, "configuration", planted, "may be written by others (mode 0666)")
 
@@ -255,12 +255,12 @@ def test_a_configuration_in_a_folder_others_may_write_is_not_used_sticky_or_not(
     for mode in (0o1777, 0o757):
         shared.chmod(mode)
         code, found = issues(capsys, "../../inv")
-        assert code == 1 and len(found) == 44
+        assert code == 1 and len(found) == INVALID_TOTALS.issues
         main(["validate", "--format", "json", "../../inv"])
         warned(capsys, "configuration", shared / ".agentbeats-spec.toml", f"is in {shared}, which may be written by "
                f"others (mode {mode:04o})")  # fmt: skip
     shared.chmod(0o755)
-    assert len(issues(capsys, "../../inv")[1]) < 44  # the same file, now the user's alone, is used
+    assert len(issues(capsys, "../../inv")[1]) < INVALID_TOTALS.issues  # the same file, now the user's alone, is used
 
 
 def test_the_search_ends_at_the_nearest_configuration_even_when_it_is_not_used(
@@ -271,7 +271,9 @@ def test_the_search_ends_at_the_nearest_configuration_even_when_it_is_not_used(
     (project / "sub" / ".agentbeats-spec.toml").write_text('select = ["schema"]\n')
     (project / "sub" / ".agentbeats-spec.toml").chmod(0o646)
     monkeypatch.chdir(project / "sub")
-    assert len(issues(capsys, "../inv")[1]) == 44  # neither: not the one farther up in place of the one refused
+    assert (
+        len(issues(capsys, "../inv")[1]) == INVALID_TOTALS.issues
+    )  # neither: not the one farther up in place of the one refused
 
 
 @pytest.mark.parametrize("option", ["--config", "--baseline"])
@@ -385,7 +387,7 @@ def test_the_search_stops_at_the_repository_root(
     assert codes(issues(capsys, "../../inv")[1]) == {"rule.main-metric"}
     for git in ("folder", "file"):  # a clone holds a .git folder, a worktree or a submodule a .git file
         (checkout / ".git").mkdir() if git == "folder" else (checkout / ".git").write_text("gitdir: elsewhere\n")
-        assert len(issues(capsys, "../../inv")[1]) == 44
+        assert len(issues(capsys, "../../inv")[1]) == INVALID_TOTALS.issues
         shutil.rmtree(checkout / ".git") if git == "folder" else (checkout / ".git").unlink()
     (checkout / ".agentbeats-spec.toml").write_text('select = ["schema.enum"]\n')
     (checkout / ".git").mkdir()
@@ -400,7 +402,7 @@ def test_the_search_stops_at_the_home_folder(
     (home / "work").mkdir(parents=True)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.chdir(home / "work")
-    assert len(issues(capsys, "../../inv")[1]) == 44
+    assert len(issues(capsys, "../../inv")[1]) == INVALID_TOTALS.issues
     (home / ".agentbeats-spec.toml").write_text('select = ["schema.enum"]\n')
     assert codes(issues(capsys, "../../inv")[1]) == {"schema.enum"}
 
@@ -417,7 +419,7 @@ def test_no_config_and_its_variable_read_no_configuration_the_tree_holds(
     if how == "variable":
         monkeypatch.setenv("AGENTBEATS_SPEC_NO_CONFIG", "1")
     switch = ["--no-config"] if how == "option" else []
-    assert len(issues(capsys, *switch, "inv")[1]) == 44
+    assert len(issues(capsys, *switch, "inv")[1]) == INVALID_TOTALS.issues
     if how == "variable":  # a file named still counts: the variable only stops the search
         assert codes(issues(capsys, "--config", "ci.toml", "inv")[1]) == {"rule.main-metric"}
 
@@ -489,7 +491,7 @@ def test_a_pyproject_above_that_names_the_table_only_in_a_value_is_passed_over(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (project / "pyproject.toml").write_text("\n" * 100_000 + 'x = "[tool.agentbeats-spec]"\n')
-    assert len(issues(capsys, "inv")[1]) == 44
+    assert len(issues(capsys, "inv")[1]) == INVALID_TOTALS.issues
 
 
 def test_the_pre_commit_hooks_pass_a_commit_whose_files_are_all_excluded(

@@ -13,7 +13,7 @@ from agentbeats_spec.cli import main
 from agentbeats_spec.reporting._links import code_url
 from agentbeats_spec.reporting._markdown import MARKDOWN_ISSUES
 
-from ..conftest import FIXTURES, ROOT, VALID
+from ..conftest import FIXTURES, INVALID_TOTALS, ROOT, VALID
 
 JUNIT_SCHEMA = xmlschema.XMLSchema10(ROOT / "tests" / "data" / "junit-10.xsd")
 INVALID = FIXTURES / "invalid"
@@ -37,8 +37,9 @@ def test_junit_has_a_test_case_per_file_with_issues_and_a_failure_per_error(
     suites = ElementTree.fromstring(out)
     (suite,) = suites
     cases = suite.findall("testcase")
-    # 11 files checked, each of them with an issue: every one is a case, and no passing case is added.
-    assert len(cases) == 11 and suite.get("tests") == "11" and suites.get("tests") == "11"
+    # Every file checked has an issue: every one is a case, and no passing case is added.
+    files = INVALID_TOTALS.files
+    assert len(cases) == files and suite.get("tests") == str(files) and suites.get("tests") == str(files)
     case = next(case for case in cases if case.get("name") == str(INVALID / "abb-case" / "verify.case.json"))
     failures = case.findall("failure")
     assert [failure.get("type") for failure in failures][:2] == ["schema.minimum", "rule.issue-url"]
@@ -48,7 +49,9 @@ def test_junit_has_a_test_case_per_file_with_issues_and_a_failure_per_error(
         "number 0 (at /issue/number)"
     )
     errors = sum(len(case.findall("failure")) for case in cases)
-    assert errors == 39 and suite.get("failures") == str(sum(1 for case in cases if case.find("failure") is not None))
+    assert errors == INVALID_TOTALS.errors and suite.get("failures") == str(
+        sum(1 for case in cases if case.find("failure") is not None)
+    )
 
 
 def test_junit_warnings_fail_only_when_strict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -109,11 +112,11 @@ def test_markdown_counts_kinds_and_codes_and_lists_issues(capsys: pytest.Capture
     code, out = run(capsys, "validate", "--format", "markdown", str(INVALID))
     lines = out.splitlines()
     assert code == 1 and lines[0] == "### agentbeats-spec: invalid"
-    assert lines[2] == "11 file(s) checked; 39 error(s), 3 warning(s), 2 info"
+    assert lines[2] == INVALID_TOTALS.summary
     assert "| agentcompass-task | 2 |" in lines
     assert f"| [`rule.misspelled-key`]({code_url('rule.misspelled-key')}) | error | 4 |" in lines
     listed = [line for line in lines if line.startswith("- **")]
-    assert len(listed) == 44 and listed[0].startswith(
+    assert len(listed) == INVALID_TOTALS.issues and listed[0].startswith(
         f"- **error** `schema.minimum` `{INVALID / 'abb-case' / 'verify.case.json'}:5:15`: `expected a number >= 1"
     )
     assert listed[-1].startswith("- **info** ")  # errors first, info last

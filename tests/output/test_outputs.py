@@ -18,7 +18,7 @@ from agentbeats_spec.reporting._formats import REPORTERS
 from agentbeats_spec.reporting._links import code_url
 from agentbeats_spec.reporting._sarif import SNIPPET_WIDTH
 
-from ..conftest import FIXTURES, ROOT
+from ..conftest import FIXTURES, INVALID_TOTALS, ROOT
 
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-2.1.0-rtm.5.json").read_text(encoding="utf-8"))
 INVALID = str(FIXTURES / "invalid")
@@ -46,7 +46,7 @@ def test_a_sarif_log_records_a_successful_invocation_even_when_issues_fail_the_c
     assert list(Draft4Validator(SARIF_SCHEMA).iter_errors(document)) == []
     (invocation,) = document["runs"][0]["invocations"]
     assert invocation == {"executionSuccessful": True, "exitCode": 1, "properties": {"configuration": None}}
-    assert len(document["runs"][0]["results"]) == 44
+    assert len(document["runs"][0]["results"]) == INVALID_TOTALS.issues
 
 
 def test_a_missing_path_exits_2_with_a_sarif_log_of_a_failed_invocation(

@@ -60,7 +60,9 @@ def test_every_valid_fixture_loads_and_is_written_back_as_it_was(tmp_path: Path,
     if isinstance(loaded, list):  # progress.jsonl: one model per line
         assert "".join(dumps(event) for event in loaded).encode("utf-8") == raw
         return
-    assert type(loaded).__name__ == kind.model_name and loaded.__kind__ == kind.name
+    # the model of the fixture's own version (a fixture may keep an older version of a kind that has a newer one)
+    model = kind.model_of(json.loads(raw)) if kind.version_field is not None else kind.model_name
+    assert type(loaded).__name__ == model and loaded.__kind__ == kind.name
     copy = tmp_path / path.name
     shutil.copy(path, copy)  # an existing TOML file keeps its style: the copy is the writer's form of itself
     dump(loaded, copy)

@@ -9,11 +9,12 @@ from typing import Any
 import attrs
 
 from ..reading import _messages
-from ..reading._documents import Document, Syntax, unread
+from ..reading._documents import Document, unread
 from ..reading._nativejson import IntegralFloats
 from ..reading._pointers import to_path
 from ..vocabulary._codes import CODES, Severity
 from ..vocabulary._issues import UNSEEN, Finding, Hidden, Issue, fails
+from ..vocabulary._kind_data import Syntax
 from ..vocabulary._settings import current
 from ..vocabulary._text import quote
 from . import _kinds, _schemas

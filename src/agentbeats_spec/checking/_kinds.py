@@ -10,9 +10,9 @@ from typing import Any
 
 import attrs
 
-from ..reading._documents import Syntax
 from ..rules import abb, abv3, actf, agentcompass, agentcompass_run
 from ..vocabulary._issues import Finding, UnknownKind
+from ..vocabulary._kind_data import KIND_DATA, TASK_V2, KindData, Syntax
 from ._schemas import BASE_URI
 
 Rules = Callable[[Any], Iterator[Finding]]
@@ -34,9 +34,11 @@ class Kind:
     :mod:`agentbeats_spec.models`, ``older_model_names`` that of each older version (every version has one:
     tools/codegen.py generates each class from its version's schema); ``models`` lists them all.
 
-    This table is the one place a kind is stated: tools/codegen.py generates from it the typed overloads of
-    ``load``/``loads``/``from_dict``, the README's table of kinds, the editor settings, the tests' lists of kinds and
-    ``records/_versions.py``; ``python tools/codegen.py --check`` fails while any of them is stale.
+    A kind's plain data (names, versions, file names) has its one home in ``vocabulary/_kind_data.py``, what
+    checks it (rules, tolerance) in this module's ``_CHECKS``. tools/regenerate.py generates from the table the
+    models, the typed overloads of ``load``/``loads``/``from_dict``, the README's tables of kinds and hooks, the
+    pre-commit hooks, docs/api.md's table of versions, the editor settings and the tests' lists of kinds;
+    ``python tools/regenerate.py --check`` fails while any of them is stale.
     """
 
     name: str
@@ -87,13 +89,6 @@ class Kind:
         return self.versions.get(version)
 
 
-# The AgentCompass task schema versions, oldest first: their one home. The task, attempt and task-detail schemas
-# are keyed by them; the layers below this table (rules/, records/) read them from records/_versions.py, which
-# tools/codegen.py writes from the agentcompass-task entry (CURRENT_TASK is its newest version).
-TASK_V2 = "agentcompass.task.v2"
-TASK_V3 = "agentcompass.task.v3"
-
-
 def _id(path: str) -> str:
     return BASE_URI + path
 
@@ -103,205 +98,74 @@ def _no_rules(data: Any) -> Iterator[Finding]:
     return iter(())
 
 
-KINDS: dict[str, Kind] = {
-    kind.name: kind
-    for kind in (
-        Kind(
-            "abv3-repo",
-            "abv3",
-            "ABV3-L1 repository self-description (agentbeats.toml)",
-            "toml",
-            {"v1": _id("abv3/agentbeats-toml.v1.json")},
-            abv3.repo,
-            ("agentbeats.toml",),
-            model_name="AgentbeatsToml",
-        ),
-        Kind(
-            "abv3-results",
-            "abv3",
-            "ABV3-L1 experiment result (results.json)",
-            "json",
-            {"v1": _id("abv3/results.v1.json")},
-            abv3.results,
-            ("results.json",),
-            model_name="ExperimentResults",
-            editor_match=("**/results/*/results.json",),
-        ),
-        Kind(
-            "abb-case",
-            "abb",
-            "ABB bug case (verify.case.json, an attempt's case.json)",
-            "json",
-            {"v1": _id("abb/verify-case.v1.json")},
-            abb.case,
-            ("verify.case.json", "case.json"),
-            model_name="VerifyCase",
-            editor_match=("**/verify.case.json", "**/attempts/*/case.json"),
-        ),
-        Kind(
-            "agentcompass-task",
-            "agentcompass",
-            "AgentCompass task index (task.json)",
-            "json",
-            {
-                TASK_V2: _id("agentcompass/task.v2.json"),
-                TASK_V3: _id("agentcompass/task.v3.json"),
-            },
-            agentcompass.task,
-            ("task.json",),
-            version_field="schema_version",
-            rejected={
-                "agentcompass.task.v1": "agentcompass.task.v1 is a retired format that AgentCompass 1.0.1 rejects "
-                "(its readers accept agentcompass.task.v3 and v2 only) and that no tool converts; rerun the evaluation",
-            },
-            unknown_version_note="AgentCompass 1.0.1 reads only agentcompass.task.v3 and agentcompass.task.v2",
-            version_prefix="agentcompass.task.",
-            model_name="TaskIndex",
-            editor_match=("**/details/*/*/task.json",),
-            older_model_names={TASK_V2: "TaskIndexV2"},
-        ),
-        Kind(
-            "agentcompass-attempt",
-            "agentcompass",
-            "AgentCompass attempt result (attempt-<n>/result.json)",
-            "json",
-            {
-                TASK_V2: _id("agentcompass/attempt.v2.json"),
-                TASK_V3: _id("agentcompass/attempt.v3.json"),
-            },
-            agentcompass.result,
-            ("attempt-*/result.json",),
-            model_name="AttemptResult",
-            editor_match=("**/details/*/*/attempt-*/result.json",),
-            older_model_names={TASK_V2: "AttemptResultV2"},
-        ),
-        Kind(
-            "agentcompass-task-detail",
-            "agentcompass",
-            "AgentCompass task detail record (reconstructed)",
-            "json",
-            {TASK_V3: _id("agentcompass/task-detail.v3.json")},
-            agentcompass.task_detail,
-            ("*.task-detail.json", "task-detail.json"),
-            model_name="TaskDetail",
-            editor_match=("**/*.task-detail.json",),
-        ),
-        Kind(
-            "agentcompass-retry",
-            "agentcompass",
-            "AgentCompass retry diagnostics (attempt-<n>/retries/*.json)",
-            "json",
-            {"agentcompass.retry.v1": _id("agentcompass/retry.v1.json")},
-            agentcompass.retry,
-            ("attempt-*/retries/*.json",),
-            version_field="schema_version",
-            version_prefix="agentcompass.retry.",
-            model_name="RetryRecord",
-            editor_match=("**/attempt-*/retries/*.json",),
-        ),
-        Kind(
-            "agentcompass-run-info",
-            "agentcompass",
-            "AgentCompass run record (run_info.json)",
-            "json",
-            {
-                "agentcompass.run_info.v2": _id("agentcompass/run-info.v2.json"),
-                "agentcompass.run_info.v3": _id("agentcompass/run-info.v3.json"),
-            },
-            agentcompass_run.run_info,
-            ("run_info.json",),
-            run_root_file="run_info.json",
-            version_field="schema_version",
-            unknown_version_note="AgentCompass 1.0.1 refuses to resume, reuse, summarize or analyze a run whose "
-            "run_info.json has another version (runs of an older format must be rerun)",
-            version_prefix="agentcompass.run_info.",
-            model_name="RunInfo",
-            editor_match=("**/run_info.json",),
-            older_model_names={"agentcompass.run_info.v2": "RunInfoV2"},
-            tolerated=agentcompass_run.tolerated_in_run_info,
-            refused=agentcompass_run.REFUSED["run_info"],
-        ),
-        Kind(
-            "agentcompass-params",
-            "agentcompass",
-            "AgentCompass run parameters (params.json at a run root)",
-            "json",
-            {"v1": _id("agentcompass/params.v1.json")},
-            agentcompass_run.params,
-            (),
-            run_root_file="params.json",
-            model_name="RunParams",
-            tolerated=agentcompass_run.tolerated_in_params,
-            refused=agentcompass_run.REFUSED["params"],
-        ),
-        Kind(
-            "agentcompass-metrics",
-            "agentcompass",
-            "AgentCompass metric report (metrics.json at a run root)",
-            "json",
-            {"v1": _id("agentcompass/metrics.v1.json")},
-            agentcompass_run.metrics,
-            (),
-            run_root_file="metrics.json",
-            model_name="MetricReport",
-            tolerated=agentcompass_run.tolerated_in_metrics,
-            refused=agentcompass_run.REFUSED["metrics"],
-        ),
-        Kind(
-            "agentcompass-analysis-summary",
-            "agentcompass",
-            "AgentCompass analysis summary (analysis_summary.json)",
-            "json",
-            {"v1": _id("agentcompass/analysis-summary.v1.json")},
-            agentcompass_run.analysis_summary,
-            ("analysis_summary.json",),
-            run_root_file="analysis_summary.json",
-            model_name="AnalysisSummary",
-            editor_match=("**/analysis_summary.json",),
-            tolerated=agentcompass_run.tolerated_in_analysis_summary,
-            refused=agentcompass_run.REFUSED["browsed"],
-        ),
-        Kind(
-            "agentcompass-progress",
-            "agentcompass",
-            "AgentCompass progress snapshot (progress.json at a run root)",
-            "json",
-            {"v1": _id("agentcompass/progress.v1.json")},
-            agentcompass_run.progress,
-            (),
-            run_root_file="progress.json",
-            model_name="ProgressSnapshot",
-            tolerated=agentcompass_run.tolerated_in_progress,
-            refused=agentcompass_run.REFUSED["browsed"],
-        ),
-        Kind(
-            "agentcompass-progress-events",
-            "agentcompass",
-            "AgentCompass progress events (progress.jsonl, one event per line)",
-            "jsonl",
-            {"v1": _id("agentcompass/progress-event.v1.json")},
-            agentcompass_run.progress_event,
-            ("progress.jsonl",),
-            run_root_file="progress.jsonl",
-            model_name="ProgressEvent",
-            tolerated=agentcompass_run.tolerated_in_progress_events,
-            refused=agentcompass_run.REFUSED["events"],
-        ),
-        Kind(
-            "actf-trajectory",
-            "actf",
-            "AgentCompass trajectory (ACTF_v1.0)",
-            "json",
-            {"ACTF_v1.0": _id("actf/trajectory.v1.0.json")},
-            actf.trajectory,
-            (),
-            version_field="schema_version",
-            version_prefix="ACTF_",
-            model_name="Trajectory",
-            editor_match=("**/*.actf.json",),
-        ),
-    )
+@attrs.frozen
+class _Checks:
+    """What checks a kind's documents beyond its schema (``Kind.rules``, ``tolerated``, ``refused``)."""
+
+    rules: Rules
+    tolerated: Callable[[str], str] | None = None
+    refused: str = ""
+
+
+# By kind name: each kind of the plain data (vocabulary/_kind_data.py) has its entry here.
+_CHECKS: dict[str, _Checks] = {
+    "abv3-repo": _Checks(abv3.repo),
+    "abv3-results": _Checks(abv3.results),
+    "abb-case": _Checks(abb.case),
+    "agentcompass-task": _Checks(agentcompass.task),
+    "agentcompass-attempt": _Checks(agentcompass.result),
+    "agentcompass-task-detail": _Checks(agentcompass.task_detail),
+    "agentcompass-retry": _Checks(agentcompass.retry),
+    "agentcompass-run-info": _Checks(
+        agentcompass_run.run_info, agentcompass_run.tolerated_in_run_info, agentcompass_run.REFUSED["run_info"]
+    ),
+    "agentcompass-params": _Checks(
+        agentcompass_run.params, agentcompass_run.tolerated_in_params, agentcompass_run.REFUSED["params"]
+    ),
+    "agentcompass-metrics": _Checks(
+        agentcompass_run.metrics, agentcompass_run.tolerated_in_metrics, agentcompass_run.REFUSED["metrics"]
+    ),
+    "agentcompass-analysis-summary": _Checks(
+        agentcompass_run.analysis_summary,
+        agentcompass_run.tolerated_in_analysis_summary,
+        agentcompass_run.REFUSED["browsed"],
+    ),
+    "agentcompass-progress": _Checks(
+        agentcompass_run.progress, agentcompass_run.tolerated_in_progress, agentcompass_run.REFUSED["browsed"]
+    ),
+    "agentcompass-progress-events": _Checks(
+        agentcompass_run.progress_event,
+        agentcompass_run.tolerated_in_progress_events,
+        agentcompass_run.REFUSED["events"],
+    ),
+    "actf-trajectory": _Checks(actf.trajectory),
 }
+
+
+def _made(data: KindData) -> Kind:
+    checks = _CHECKS[data.name]
+    return Kind(
+        data.name,
+        data.family,
+        data.title,
+        data.syntax,
+        {version: _id(path) for version, path in data.schemas.items()},
+        checks.rules,
+        data.file_match,
+        data.version_field,
+        data.rejected,
+        data.unknown_version_note,
+        data.version_prefix,
+        data.run_root_file,
+        model_name=data.model_name,
+        older_model_names=data.older_model_names,
+        editor_match=data.editor_match,
+        tolerated=checks.tolerated,
+        refused=checks.refused,
+    )
+
+
+KINDS: dict[str, Kind] = {data.name: _made(data) for data in KIND_DATA}
 
 # Rules that belong to one version of a kind whose files carry no version (an attempt of a v2 task).
 _VERSION_RULES: dict[tuple[str, str], Rules] = {

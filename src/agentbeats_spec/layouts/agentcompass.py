@@ -25,13 +25,13 @@ from ..reading._bounded import read_bounded
 from ..reading._folders import FILE, Clean, Listed, Plan
 from ..reading._pointers import join
 from ..records._states import FINAL_STATES, STATES, final_state
-from ..records._versions import CURRENT_TASK, TASK_V2
 from ..rules._common import is_int
 from ..rules.abv3 import inside_root
 from ..units._fs import Entry, Reporter, entries, entries_read, is_inside, listed, require
 from ..units._plan import LOCAL, Tree, UnitPlan
 from ..vocabulary._codes import Severity
 from ..vocabulary._issues import Anchor, Finding
+from ..vocabulary._kind_data import CURRENT_TASK, TASK_V2
 from ..vocabulary._settings import current
 from ..vocabulary._text import quote
 from . import _evidence, _run_facts

@@ -7,17 +7,17 @@ from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from pathlib import PurePath
 from types import ModuleType
-from typing import Any, Literal
+from typing import Any
 
 import attrs
 
 from ..vocabulary._issues import Anchor, Finding, Hidden
+from ..vocabulary._kind_data import Syntax
 from ..vocabulary._settings import current
 from . import _json, _messages, _nativejson
 from ._nativejson import IntegralFloats
 from ._pointers import TokenPath, to_path, to_pointer
 
-Syntax = Literal["json", "toml", "jsonl"]
 # What a file's name says of its syntax; any other name is read as JSON.
 _SUFFIXES: dict[str, Syntax] = {".toml": "toml", ".jsonl": "jsonl"}
 

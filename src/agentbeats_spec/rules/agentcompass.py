@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..reading._pointers import join
-from ..records._versions import TASK_V2
 from ..vocabulary._issues import Anchor, Finding
+from ..vocabulary._kind_data import TASK_V2
 from ..vocabulary._text import quote
 from . import actf
 from ._common import is_int, once_per_document

@@ -25,11 +25,11 @@ from ..checking._sources import examine_named, members
 from ..layouts import agentcompass as layout
 from ..reading._bounded import confined, lstat, real_place
 from ..records._states import FINAL_STATES, RUNNING, STATES
-from ..records._versions import TASK_V2
 from ..tasks._detail import TaskSoFar, read_task_at
 from ..units._fs import entries, is_file, is_folder, require
 from ..vocabulary._codes import Severity
 from ..vocabulary._issues import InvalidDocument, Issue
+from ..vocabulary._kind_data import TASK_V2
 
 if TYPE_CHECKING:
     from ..models import MetricReport, ProgressSnapshot, RunInfo, RunInfoV2, RunParams, TaskDetail

@@ -28,7 +28,6 @@ from ..reading._bounded import confined, real_place
 from ..reading._documents import NotJSON, load_json
 from ..records import _legacy, _persisted
 from ..records._states import RUNNING, STATES, final_state
-from ..records._versions import CURRENT_TASK, READABLE_TASKS, TASK_V2
 from ..vocabulary._issues import (
     ArtifactsUnavailable,
     Finding,
@@ -38,6 +37,7 @@ from ..vocabulary._issues import (
     UnconvertibleAttempt,
     WriteError,
 )
+from ..vocabulary._kind_data import CURRENT_TASK, READABLE_TASKS, TASK_V2
 from ..vocabulary._settings import current
 from ..vocabulary._text import describe, quote
 from ..writing import _atomic

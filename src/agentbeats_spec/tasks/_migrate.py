@@ -28,9 +28,9 @@ from .._api import to_dict
 from ..layouts import agentcompass as layout
 from ..reading._documents import NotJSON, load_json
 from ..records._states import STATES
-from ..records._versions import CURRENT_TASK, TASK_V2
 from ..units._fs import is_file, is_folder
 from ..vocabulary._issues import InvalidDocument, SpecError, UnconvertibleAttempt, WriteError
+from ..vocabulary._kind_data import CURRENT_TASK, TASK_V2
 from ..vocabulary._settings import current
 from ..vocabulary._text import printable, quote
 from ..writing._atomic import LINK_REASON, Folder, copy_file

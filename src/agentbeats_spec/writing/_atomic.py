@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
 from ..reading._bounded import read_sized
-from ..reading._documents import Syntax
 from ..vocabulary._issues import WriteError
+from ..vocabulary._kind_data import Syntax
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
