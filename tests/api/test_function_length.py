@@ -6,6 +6,7 @@ A function is counted from its `def` line to its last line, nested functions and
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import agentbeats_spec
@@ -42,6 +43,7 @@ def _functions(tree: ast.Module) -> dict[str, int]:
     return lengths
 
 
+@functools.cache  # both tests read the same package
 def _lengths() -> dict[str, int]:
     lengths: dict[str, int] = {}
     for path in sorted(PACKAGE.rglob("*.py")):
