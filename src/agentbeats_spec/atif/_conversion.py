@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -644,11 +644,42 @@ def _restore_group(
     """One ACTF step from an agent step and the system and user steps before it; and the system prompt after."""
     step: dict[str, Any] = {"step_id": index + 1}
     closing = group[-1][1] if group[-1][1].get("source") == "agent" else None
-    openings = group[:-1] if closing is not None else group
-    leftovers: list[dict[str, Any]] = []
+    opened = _restore_openings(group[:-1] if closing is not None else group, system, lost)
+    if opened.system is not ABSENT:
+        step["system_prompt"] = opened.system
+    if opened.user is not ABSENT:
+        step["user_content"] = opened.user
+    if index == 0 and isinstance(agent.get("tool_definitions"), list):
+        step["tools"] = agent["tool_definitions"]
+    leftovers = opened.leftovers
+    if closing is not None:
+        leftovers.append(_restore_closing(closing, group[-1][0], step, lost))
+    if opened.started is not ABSENT:
+        step["started_at"] = opened.started
+    if closing is not None and _actf_timestamp(closing.get("timestamp")):
+        step["finished_at"] = closing["timestamp"]
+    kept = [leftover for leftover in leftovers if len(leftover) > 2]
+    if kept:
+        step["atif"] = kept
+    if closing is not None:
+        step = _apply_own(step, closing, _STEP_OBJECTS)
+    return step, opened.system
+
+
+class _Opened(NamedTuple):
+    """What the system and user steps before an agent step say: ABSENT where none says it."""
+
+    started: Any  # the first ACTF timestamp among them
+    system: Any  # the last system step's message, else the system prompt in force before them
+    user: Any  # the last user step's message
+    leftovers: list[dict[str, Any]]  # what each says that ACTF has no member for
+
+
+def _restore_openings(openings: list[tuple[int, dict[str, Any]]], system: Any, lost: list[Loss] | None) -> _Opened:
     started: Any = ABSENT
-    last = {source: position for position, atif_step in openings if (source := atif_step.get("source"))}
     user: Any = ABSENT
+    last = {source: position for position, atif_step in openings if (source := atif_step.get("source"))}
+    leftovers: list[dict[str, Any]] = []
     for position, atif_step in openings:
         used = {"step_id", "source", "extra"}
         if started is ABSENT and _actf_timestamp(atif_step.get("timestamp")):
@@ -662,63 +693,54 @@ def _restore_group(
             else:
                 user = _unmessage(atif_step)
         leftovers.append(_leftover(atif_step, position, used, lost))
-    if system is not ABSENT:
-        step["system_prompt"] = system
-    if user is not ABSENT:
-        step["user_content"] = user
-    if index == 0 and isinstance(agent.get("tool_definitions"), list):
-        step["tools"] = agent["tool_definitions"]
-    if closing is not None:
-        used = {"step_id", "source", "extra"}
-        content: dict[str, Any] = {}
-        if isinstance(closing.get("message"), str):
-            used.add("message")
-            if "message" not in _own_notes(closing).get("invented", ()):
-                content["content"] = closing["message"]
-        if isinstance(closing.get("reasoning_content"), str):
-            used.add("reasoning_content")
-            content["reasoning_content"] = closing["reasoning_content"]
-        if isinstance(closing.get("tool_calls"), list):
-            used.add("tool_calls")
-            content["tool_calls"] = [
-                _apply_own(_restore_tool_call(call), call, _TOOL_CALL_OBJECTS) for call in closing["tool_calls"]
-            ]
-        step["assistant_content"] = content
-        observation = closing.get("observation")
-        if isinstance(observation, dict) and isinstance(observation.get("results"), list):
-            used.add("observation")
-            step["observation"] = [_restore_observation_element(result) for result in observation["results"]]
-        metrics = closing.get("metrics")
-        metric_left: dict[str, Any] = {}
-        if isinstance(metrics, dict):
-            used.add("metrics")
-            metric: dict[str, Any] = {}
-            for target, source in _METRICS.items():
-                if source in metrics:
-                    metric[target] = metrics[source]
-            step["metric"] = metric
-            metric_left = {key: value for key, value in metrics.items() if key not in _METRICS.values()}
-        if _actf_timestamp(closing.get("timestamp")):
-            used.add("timestamp")
-        leftover = _leftover(closing, group[-1][0], used, lost)
-        if metric_left:
-            leftover["metrics"] = metric_left
-            if lost is not None:
-                lost.extend(
-                    Loss(f"/steps/{group[-1][0]}/metrics/{escape(key)}", _from_reason("metrics/" + key))
-                    for key in metric_left
-                )
-        leftovers.append(leftover)
-    if started is not ABSENT:
-        step["started_at"] = started
-    if closing is not None and _actf_timestamp(closing.get("timestamp")):
-        step["finished_at"] = closing["timestamp"]
-    kept = [leftover for leftover in leftovers if len(leftover) > 2]
-    if kept:
-        step["atif"] = kept
-    if closing is not None:
-        step = _apply_own(step, closing, _STEP_OBJECTS)
-    return step, system
+    return _Opened(started, system, user, leftovers)
+
+
+def _restore_closing(
+    closing: Mapping[str, Any], position: int, step: dict[str, Any], lost: list[Loss] | None
+) -> dict[str, Any]:
+    """The agent step's model call into ``step`` (assistant content, observation, metric); what ACTF has no member
+    for is returned, as a leftover."""
+    used = {"step_id", "source", "extra"}
+    step["assistant_content"] = _assistant_content(closing, used)
+    observation = closing.get("observation")
+    if isinstance(observation, dict) and isinstance(observation.get("results"), list):
+        used.add("observation")
+        step["observation"] = [_restore_observation_element(result) for result in observation["results"]]
+    metrics = closing.get("metrics")
+    metric_left: dict[str, Any] = {}
+    if isinstance(metrics, dict):
+        used.add("metrics")
+        step["metric"] = {target: metrics[source] for target, source in _METRICS.items() if source in metrics}
+        metric_left = {key: value for key, value in metrics.items() if key not in _METRICS.values()}
+    if _actf_timestamp(closing.get("timestamp")):
+        used.add("timestamp")
+    leftover = _leftover(closing, position, used, lost)
+    if metric_left:
+        leftover["metrics"] = metric_left
+        if lost is not None:
+            lost.extend(
+                Loss(f"/steps/{position}/metrics/{escape(key)}", _from_reason("metrics/" + key)) for key in metric_left
+            )
+    return leftover
+
+
+def _assistant_content(closing: Mapping[str, Any], used: set[str]) -> dict[str, Any]:
+    """The message (unless the converter invented it), reasoning and tool calls; each member read goes to ``used``."""
+    content: dict[str, Any] = {}
+    if isinstance(closing.get("message"), str):
+        used.add("message")
+        if "message" not in _own_notes(closing).get("invented", ()):
+            content["content"] = closing["message"]
+    if isinstance(closing.get("reasoning_content"), str):
+        used.add("reasoning_content")
+        content["reasoning_content"] = closing["reasoning_content"]
+    if isinstance(closing.get("tool_calls"), list):
+        used.add("tool_calls")
+        content["tool_calls"] = [
+            _apply_own(_restore_tool_call(call), call, _TOOL_CALL_OBJECTS) for call in closing["tool_calls"]
+        ]
+    return content
 
 
 def _actf_timestamp(value: Any) -> bool:

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
+import attrs
+
 from ..reading._pointers import join
 from ..vocabulary._issues import Anchor, Finding
 from ..vocabulary._text import closest, quote
@@ -913,6 +915,30 @@ def _mapping(item: dict[str, Any], name: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+_Planned = tuple[str, str, str, bool]  # (metric_id, kind, reducer, headline) of a series
+
+
+@attrs.define
+class _MetricReport:
+    """What each series of metrics.json is judged by, and what the series must agree on, gathered one by one."""
+
+    k: Any
+    aggregation: Any
+    first: dict[str, Any] | None  # the first series, which every other covers the tasks of
+    failed: bool | None  # evaluation_failed as the values are judged by it
+    headlines: dict[str, int] = attrs.Factory(dict)  # headline metric -> where it is first a headline
+    roles: dict[str, tuple[str, int]] = attrs.Factory(dict)  # metric -> its role and where it first has one
+    seen: dict[str, int] = attrs.Factory(dict)  # series_id -> where it first appears
+    planned: list[_Planned] | None = attrs.Factory(list)  # None once a series is not all there
+
+    def plan(self, item: dict[str, Any], reducer: str | None) -> None:
+        metric, kind, role = item.get("metric_id"), item.get("kind"), item.get("role")
+        if self.planned is not None and isinstance(metric, str) and kind in _KINDS and reducer and role in _ROLES:
+            self.planned.append((metric, kind, reducer, role == "headline"))
+        else:
+            self.planned = None
+
+
 def metrics(data: Any) -> Iterator[Finding]:
     """metrics.json: what ``MetricReport.model_validate`` checks beyond the shape of each member."""
     if not isinstance(data, dict):
@@ -920,138 +946,174 @@ def metrics(data: Any) -> Iterator[Finding]:
     strategy = data.get("strategy")
     known_strategy = None
     if isinstance(strategy, str):
-        found = list(_identifier(strategy, "/strategy", KNOWN_STRATEGIES, "rule.unknown-strategy", "strategy"))
+        found, known_strategy = _read_as(strategy, "/strategy", KNOWN_STRATEGIES, "rule.unknown-strategy", "strategy")
         yield from found
-        if not any(finding.severity == "error" for finding in found):
-            known_strategy = strategy.strip().lower()
     raw_failed = data.get("evaluation_failed", False)
     failed = _lax_bool(raw_failed)
-    if failed is None and isinstance(raw_failed, (int, float, str)) and not isinstance(raw_failed, bool):
-        yield Finding(
-            "/evaluation_failed",
-            "rule.metric-report",
-            f"{MODEL}: evaluation_failed is {_what(raw_failed)}; expected true or false",
-        )
-    elif failed is False and isinstance(raw_failed, str):
-        yield Finding(
-            "/evaluation_failed",
-            "rule.evaluation-failed",
-            f"evaluation_failed is {_what(raw_failed)}, which MetricReport reads as false but the AgentCompass 1.0.1 "
-            "result browser shows as a failed evaluation (it reads any non-empty text as true); expected false",
-        )
+    yield from _evaluation_failed(raw_failed, failed)
     series = data.get("series")
     if not isinstance(series, list):
         return
-    k = data.get("k")
-    aggregation = data.get("aggregation")
     first = series[0] if series and isinstance(series[0], dict) else None
     first_counts = _counts_of(first.get("counts")) if first is not None else None
     if failed is not None and first_counts is not None and failed != (first_counts[4] > 0):
         failed = first_counts[4] > 0  # the flag is at fault: the values are judged by what it should say
-        yield Finding(
-            "/evaluation_failed" if "evaluation_failed" in data else "/series/0/counts/invalidated",
-            "rule.evaluation-failed",
-            f"{MODEL}: evaluation_failed is {str(not failed).lower()}, but the first series counts {first_counts[4]} "
-            "invalidated task(s); evaluation_failed is true exactly when a fatal issue invalidated a task",
-        )
-    headlines: dict[str, int] = {}
-    roles: dict[str, tuple[str, int]] = {}
-    seen: dict[str, int] = {}
-    planned: list[tuple[str, str, str, bool]] | None = []  # (metric_id, kind, reducer, headline) of each series
+        yield _failed_unlike_counts(data, first_counts[4])
+    report = _MetricReport(data.get("k"), data.get("aggregation"), first, failed)
     for position, item in enumerate(series):
-        if not isinstance(item, dict):
-            planned = None
-            continue
-        pointer = join("/series", position)
-        metric, series_k, kind, role = item.get("metric_id"), item.get("k"), item.get("kind"), item.get("role")
-        reducer = item.get("reducer")
-        known = None
-        if isinstance(reducer, str):
-            found = list(_identifier(reducer, join(pointer, "reducer"), REDUCERS, "rule.unknown-reducer", "reducer"))
-            yield from found
-            if not any(finding.severity == "error" for finding in found):
-                known = reducer.strip().lower()
-        if isinstance(metric, str) and known is not None and is_int(series_k):
-            expected = f"{metric}.{known}@{series_k}"
-            if item.get("series_id") != expected:
-                yield Finding(
-                    join(pointer, "series_id"),
-                    "rule.series-id",
-                    f"{MODEL}: series_id is {quote(str(item.get('series_id')))}; a series is named "
-                    f"<metric_id>.<reducer>@<k>: expected {expected!r}",
-                )
-        if known is not None and is_int(series_k):
-            yield from _reducer_fits(known, series_k, kind, pointer)
-        series_aggregation = item.get("aggregation")
-        if isinstance(series_aggregation, str) and not _IDENTIFIER.fullmatch(series_aggregation.strip()):
-            yield Finding(
-                join(pointer, "aggregation"),
-                "rule.metric-report",
-                f"{MODEL}: aggregation {quote(series_aggregation)} is not an identifier (a letter, then letters, "
-                "digits, '.', '_' or '-')",
-            )
-        series_id = item.get("series_id")
-        if isinstance(series_id, str):
-            if series_id in seen:
-                yield Finding(
-                    join(pointer, "series_id"),
-                    "rule.series-id",
-                    f"{MODEL}: series {quote(series_id)} also appears at /series/{seen[series_id]}",
-                )
-            seen.setdefault(series_id, position)
-        if is_int(k) and is_int(series_k) and series_k != k:
-            yield Finding(
-                join(pointer, "k"), "rule.series-k", f"{MODEL}: the series has k = {series_k}, the report k = {k}"
-            )
-        if isinstance(metric, str) and role in _ROLES:
-            earlier = roles.setdefault(metric, (role, position))
-            if earlier[0] != role:
-                yield Finding(
-                    join(pointer, "role"),
-                    "rule.metric-report",
-                    f"{MODEL}: metric {quote(metric)} is {role} here but {earlier[0]} at /series/{earlier[1]}; all "
-                    "series of a metric have one role",
-                )
-            if role == "headline":
-                headlines.setdefault(metric, position)
-        if planned is not None and isinstance(metric, str) and kind in _KINDS and known and role in _ROLES:
-            planned.append((metric, kind, known, role == "headline"))
+        if isinstance(item, dict):
+            yield from _series(report, position, item)
         else:
-            planned = None
-        yield from _series_counts(item.get("counts"), join(pointer, "counts"))
-        for group in ("categories", "hierarchy"):
-            parts = item.get(group)
-            if isinstance(parts, dict):
-                for name, part in parts.items():
-                    if isinstance(part, dict):
-                        yield from _series_counts(part.get("counts"), join(pointer, group, name, "counts"))
-        yield from _category_sums(item, pointer)
-        yield from _hierarchy(item, pointer)
-        if aggregation in _AGGREGATIONS:
-            hierarchy = _mapping(item, "hierarchy")
-            if hierarchy is not None and (aggregation == "category_hierarchy") != bool(hierarchy):
-                yield Finding(
-                    join(pointer, "hierarchy"),
-                    "rule.metric-report",
-                    f"{MODEL}: "
-                    + ("a category_hierarchy report has a hierarchy breakdown in every series; this one has none"
-                       if hierarchy == {} else
-                       f"a hierarchy breakdown belongs only in a category_hierarchy report, not a {aggregation} one"),
-                    anchor=Anchor.VALUE if "hierarchy" in item else Anchor.PARENT,
-                )  # fmt: skip
-        if first is not None and position > 0:
-            yield from _like_the_first(item, first, pointer)
-        if failed is not None:
-            yield from _values(item, pointer, failed)
-    if len(headlines) != 1:
-        found_ = ", ".join(sorted(headlines)) or "none"
+            report.planned = None
+    yield from _headline(report, len(series), known_strategy)
+
+
+def _read_as(
+    value: str, pointer: str, known: tuple[str, ...], code: str, what: str
+) -> tuple[list[Finding], str | None]:
+    """What ``_identifier`` finds of a strategy or reducer, and the name it is read as where none of it is an error."""
+    found = list(_identifier(value, pointer, known, code, what))
+    return found, None if any(finding.severity == "error" for finding in found) else value.strip().lower()
+
+
+def _evaluation_failed(raw: Any, failed: bool | None) -> Iterator[Finding]:
+    """evaluation_failed as the model reads it (``_lax_bool``) and as the result browser shows it."""
+    if failed is None and isinstance(raw, (int, float, str)) and not isinstance(raw, bool):
         yield Finding(
-            "/series", "rule.headline", f"{MODEL}: a metric report has exactly one headline metric; found {found_}"
+            "/evaluation_failed",
+            "rule.metric-report",
+            f"{MODEL}: evaluation_failed is {_what(raw)}; expected true or false",
         )
-    elif planned is not None and len(planned) == len(series):
-        yield from _primary(planned)
-        if known_strategy is not None and is_int(k):
-            yield from _strategy_holds(known_strategy, k, planned)
+    elif failed is False and isinstance(raw, str):
+        yield Finding(
+            "/evaluation_failed",
+            "rule.evaluation-failed",
+            f"evaluation_failed is {_what(raw)}, which MetricReport reads as false but the AgentCompass 1.0.1 "
+            "result browser shows as a failed evaluation (it reads any non-empty text as true); expected false",
+        )
+
+
+def _failed_unlike_counts(data: dict[str, Any], invalidated: int) -> Finding:
+    failed = invalidated > 0
+    return Finding(
+        "/evaluation_failed" if "evaluation_failed" in data else "/series/0/counts/invalidated",
+        "rule.evaluation-failed",
+        f"{MODEL}: evaluation_failed is {str(not failed).lower()}, but the first series counts {invalidated} "
+        "invalidated task(s); evaluation_failed is true exactly when a fatal issue invalidated a task",
+    )
+
+
+def _series(report: _MetricReport, position: int, item: dict[str, Any]) -> Iterator[Finding]:
+    """One series: its name and reducer, what it shares with the others, its counts and breakdowns, its values."""
+    pointer = join("/series", position)
+    reducer, known = item.get("reducer"), None
+    if isinstance(reducer, str):
+        found, known = _read_as(reducer, join(pointer, "reducer"), REDUCERS, "rule.unknown-reducer", "reducer")
+        yield from found
+    yield from _series_name(item, pointer, known)
+    yield from _shared(report, position, item)
+    report.plan(item, known)
+    yield from _all_counts(item, pointer)
+    if report.aggregation in _AGGREGATIONS:
+        yield from _hierarchy_fits(item, pointer, report.aggregation)
+    if report.first is not None and position > 0:
+        yield from _like_the_first(item, report.first, pointer)
+    if report.failed is not None:
+        yield from _values(item, pointer, report.failed)
+
+
+def _series_name(item: dict[str, Any], pointer: str, reducer: str | None) -> Iterator[Finding]:
+    """The series_id <metric_id>.<reducer>@<k>, the reducer's bounds on k, and the aggregation's name."""
+    metric, series_k = item.get("metric_id"), item.get("k")
+    if isinstance(metric, str) and reducer is not None and is_int(series_k):
+        expected = f"{metric}.{reducer}@{series_k}"
+        if item.get("series_id") != expected:
+            yield Finding(
+                join(pointer, "series_id"),
+                "rule.series-id",
+                f"{MODEL}: series_id is {quote(str(item.get('series_id')))}; a series is named "
+                f"<metric_id>.<reducer>@<k>: expected {expected!r}",
+            )
+    if reducer is not None and is_int(series_k):
+        yield from _reducer_fits(reducer, series_k, item.get("kind"), pointer)
+    aggregation = item.get("aggregation")
+    if isinstance(aggregation, str) and not _IDENTIFIER.fullmatch(aggregation.strip()):
+        yield Finding(
+            join(pointer, "aggregation"),
+            "rule.metric-report",
+            f"{MODEL}: aggregation {quote(aggregation)} is not an identifier (a letter, then letters, "
+            "digits, '.', '_' or '-')",
+        )
+
+
+def _shared(report: _MetricReport, position: int, item: dict[str, Any]) -> Iterator[Finding]:
+    """What the series share: a series_id of each its own, the report's k, one role for all series of a metric."""
+    pointer = join("/series", position)
+    series_id, series_k, metric, role = item.get("series_id"), item.get("k"), item.get("metric_id"), item.get("role")
+    if isinstance(series_id, str):
+        if series_id in report.seen:
+            yield Finding(
+                join(pointer, "series_id"),
+                "rule.series-id",
+                f"{MODEL}: series {quote(series_id)} also appears at /series/{report.seen[series_id]}",
+            )
+        report.seen.setdefault(series_id, position)
+    if is_int(report.k) and is_int(series_k) and series_k != report.k:
+        yield Finding(
+            join(pointer, "k"), "rule.series-k", f"{MODEL}: the series has k = {series_k}, the report k = {report.k}"
+        )
+    if isinstance(metric, str) and role in _ROLES:
+        earlier = report.roles.setdefault(metric, (role, position))
+        if earlier[0] != role:
+            yield Finding(
+                join(pointer, "role"),
+                "rule.metric-report",
+                f"{MODEL}: metric {quote(metric)} is {role} here but {earlier[0]} at /series/{earlier[1]}; all "
+                "series of a metric have one role",
+            )
+        if role == "headline":
+            report.headlines.setdefault(metric, position)
+
+
+def _all_counts(item: dict[str, Any], pointer: str) -> Iterator[Finding]:
+    """The counts of the series and of each breakdown, how the categories sum, and the hierarchy's tree."""
+    yield from _series_counts(item.get("counts"), join(pointer, "counts"))
+    for group in ("categories", "hierarchy"):
+        parts = item.get(group)
+        if isinstance(parts, dict):
+            for name, part in parts.items():
+                if isinstance(part, dict):
+                    yield from _series_counts(part.get("counts"), join(pointer, group, name, "counts"))
+    yield from _category_sums(item, pointer)
+    yield from _hierarchy(item, pointer)
+
+
+def _hierarchy_fits(item: dict[str, Any], pointer: str, aggregation: str) -> Iterator[Finding]:
+    """A hierarchy breakdown in every series of a category_hierarchy report, and in no series of another."""
+    hierarchy = _mapping(item, "hierarchy")
+    if hierarchy is not None and (aggregation == "category_hierarchy") != bool(hierarchy):
+        yield Finding(
+            join(pointer, "hierarchy"),
+            "rule.metric-report",
+            f"{MODEL}: "
+            + ("a category_hierarchy report has a hierarchy breakdown in every series; this one has none"
+               if hierarchy == {} else
+               f"a hierarchy breakdown belongs only in a category_hierarchy report, not a {aggregation} one"),
+            anchor=Anchor.VALUE if "hierarchy" in item else Anchor.PARENT,
+        )  # fmt: skip
+
+
+def _headline(report: _MetricReport, count: int, strategy: str | None) -> Iterator[Finding]:
+    """Exactly one headline metric; where every series is all there, the primary metric and the strategy's rules."""
+    if len(report.headlines) != 1:
+        found = ", ".join(sorted(report.headlines)) or "none"
+        yield Finding(
+            "/series", "rule.headline", f"{MODEL}: a metric report has exactly one headline metric; found {found}"
+        )
+    elif report.planned is not None and len(report.planned) == count:
+        yield from _primary(report.planned)
+        if strategy is not None and is_int(report.k):
+            yield from _strategy_holds(strategy, report.k, report.planned)
 
 
 def _like_the_first(item: dict[str, Any], first: dict[str, Any], pointer: str) -> Iterator[Finding]:
@@ -1207,7 +1269,7 @@ def _counted(counts: tuple[int, ...]) -> str:
     return ", ".join(f"{name} {value}" for name, value in zip(_COUNTS, counts, strict=True))
 
 
-def _primary(planned: list[tuple[str, str, str, bool]]) -> Iterator[Finding]:
+def _primary(planned: list[_Planned]) -> Iterator[Finding]:
     """One kind of headline series; the primary is binary_success 'correct' or scalar 'score', and the other of
     those ids is used by no series."""
     heads = [(position, each) for position, each in enumerate(planned) if each[3]]
@@ -1248,7 +1310,7 @@ def _primary(planned: list[tuple[str, str, str, bool]]) -> Iterator[Finding]:
             )
 
 
-def _strategy_holds(strategy: str, k: int, planned: list[tuple[str, str, str, bool]]) -> Iterator[Finding]:
+def _strategy_holds(strategy: str, k: int, planned: list[_Planned]) -> Iterator[Finding]:
     """``AttemptStrategy.validate_report`` of avg and pass. Its k = 1 rule (only native series) and avg's (only avg
     and pass above k = 1) are the reducers' own bounds, reported at each series (``_reducer_fits``, rule.series-k)."""
     heads = [each for each in planned if each[3]]
