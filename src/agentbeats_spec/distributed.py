@@ -166,8 +166,12 @@ class _Source:
         return cls(Path(path), filesystem)
 
     def require(self) -> None:
-        """Raise :class:`SpecError` when the tree does not exist."""
-        exists = self.root.exists() if self.filesystem is None else self.filesystem.exists(str(self.root))
+        """Raise :class:`SpecError` when the tree does not exist, or its storage cannot be reached."""
+        if self.filesystem is None:
+            exists = self.root.exists()
+        else:
+            with self._storage():
+                exists = self.filesystem.exists(str(self.root))
         if not exists:
             raise SpecError(f"no such file or folder: {self.display(str(self.root))}")
 
@@ -176,13 +180,26 @@ class _Source:
         if self.filesystem is None:
             return LOCAL
         root = str(self.root)
-        if not self.filesystem.isdir(root):
-            return Listing({root: "file"} if self.filesystem.isfile(root) else {})
-        found = self.filesystem.find(root, withdirs=True, detail=True)
+        with self._storage():
+            if not self.filesystem.isdir(root):
+                return Listing({root: "file"} if self.filesystem.isfile(root) else {})
+            found = self.filesystem.find(root, withdirs=True, detail=True)
         listed = {root: "folder"}
         for path, info in found.items():
             listed[path] = "folder" if info.get("type") == "directory" else "file"
         return Listing(listed)
+
+    @contextlib.contextmanager
+    def _storage(self) -> Iterator[None]:
+        """A failure of the storage's driver as a :class:`SpecError` naming the tree: each driver raises its own
+        types (botocore's ``EndpointConnectionError`` or ``NoCredentialsError`` for s3fs, which are no
+        ``OSError``), and a server out of reach or refused credentials are a usage problem, not a bug of ours."""
+        try:
+            yield
+        except SpecError:
+            raise
+        except Exception as error:
+            raise SpecError(f"cannot read {self.display(str(self.root))}: {type(error).__name__}: {error}") from None
 
     def display(self, path: str) -> str:
         if self.filesystem is None:
