@@ -8,8 +8,8 @@ unit's own files to a temporary folder first and give the names back as URLs. Th
 span units (a ``case_id`` used twice in an ABB tree) over the facts the units gave back, and sorts the report as
 ``validate`` does. Dask recomputes the batch of a worker that dies, so no unit is lost.
 
-Needs the ``dask`` extra on the client and on every worker: ``pip install 'agentbeats-spec[dask]'`` (plus the
-fsspec driver of the storage, such as ``s3fs``).
+Needs the ``dask`` extra on the client and on every worker: ``pip install '.[dask]'`` in a checkout of
+agentbeats-spec (plus the fsspec driver of the storage, such as ``s3fs``).
 """
 
 from __future__ import annotations
@@ -50,6 +50,8 @@ __all__ = ["validate_with_dask"]
 # the threads evenly loaded to the end.
 MAX_UNITS_PER_TASK = 150
 TASKS_PER_THREAD = 8
+# The package is on no registry: the extra comes from a checkout (README, "Install"), as every hint says.
+INSTALL_DASK = "pip install '.[dask]' in a checkout of agentbeats-spec"
 
 
 def validate_with_dask(
@@ -155,7 +157,7 @@ class _Source:
         try:
             import fsspec
         except ImportError as error:  # pragma: no cover - the extra is installed in the test environment
-            raise SpecError("reading URLs needs the dask extra: pip install 'agentbeats-spec[dask]'") from error
+            raise SpecError(f"reading URLs needs the dask extra: {INSTALL_DASK}") from error
         try:
             filesystem, path = fsspec.core.url_to_fs(url, **dict(storage_options or {}))
         except (ImportError, ValueError) as error:  # an unknown protocol, a driver not installed
@@ -309,7 +311,7 @@ def check_on_cluster(
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise SpecError("--dask needs the dask extra: pip install 'agentbeats-spec[dask]'") from None
+        raise SpecError(f"--dask needs the dask extra: {INSTALL_DASK}") from None
     for url in urls:
         if "://" in url:
             _Source.of(url, None).require()
