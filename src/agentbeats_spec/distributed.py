@@ -244,12 +244,13 @@ def _check_copy(source: _Source, unit: Unit, settings: Settings) -> Part:
             _fetch(source.filesystem, unit.path, local(unit.path), unit.exclude)
         except FileNotFoundError:
             pass  # gone since the listing: the check reports it as the local check would
-        except OSError as error:
+        except Exception as error:  # an OSError, or a driver's own (botocore's connection errors are none)
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else None
             issue = Issue(  # the unit's folder as a whole: no place in a file
                 file=str(unit.path),
                 severity="error",
                 code="io.unreadable",
-                message=f"cannot read from storage: {error.strerror or error}",
+                message=f"cannot read from storage: {reason or f'{type(error).__name__}: {error}'}",
             )
             return Part((issue,), 0, 0, (), ())
         copied = Unit(unit.check, local(unit.path), tuple(local(argument) for argument in unit.arguments))

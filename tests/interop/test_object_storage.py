@@ -10,6 +10,7 @@ they take URLs, their tests belong here, on the same server (``s3_run``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import shutil
@@ -47,10 +48,9 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A moto S3 server on a free loopback port, and an environment that sends every S3 client of this process and
-    of the workers it starts there (dummy credentials, no AWS configuration file read, no instance metadata)."""
+@contextlib.contextmanager
+def moto_server() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A moto S3 server in a process of its own on a free loopback port: its URL and its process."""
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
@@ -59,6 +59,17 @@ def endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_until_serving(url, server)
+        yield url, server
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A moto S3 server, and an environment that sends every S3 client of this process and of the workers it
+    starts there (dummy credentials, no AWS configuration file read, no instance metadata)."""
+    with moto_server() as (url, _):
         nowhere = tmp_path_factory.mktemp("aws") / "none"
         with pytest.MonkeyPatch.context() as patch:
             for name, value in {
@@ -70,9 +81,6 @@ def endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             patch.delenv("AWS_PROFILE", raising=False)
             patch.delenv("AWS_SESSION_TOKEN", raising=False)
             yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 def _wait_until_serving(url: str, server: subprocess.Popen[bytes]) -> None:
@@ -212,3 +220,34 @@ def test_the_workers_read_the_bucket_over_http(s3: Any, endpoint: str) -> None:
     with urllib.request.urlopen(f"{endpoint}/{BUCKET}?list-type=2&max-keys=1", timeout=10) as answer:
         assert b"<KeyCount>1</KeyCount>" in answer.read()
     assert s3.exists(f"{BUCKET}/writer-run/run_info.json")
+
+
+def test_a_server_lost_after_the_listing_is_an_issue_on_each_unit_never_a_crash(
+    endpoint: str, trees: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Listed, then gone before a unit is fetched (a worker's network, the server stopped): each unit fetched from
+    it is an ``io.unreadable`` error naming its URL, and the report comes back."""
+    import agentbeats_spec.distributed as dask_path
+
+    monkeypatch.setenv("AWS_MAX_ATTEMPTS", "1")
+    with moto_server() as (url, server):
+        options = {"client_kwargs": {"endpoint_url": url}, "key": "testing", "secret": "testing"}
+        filesystem = s3fs.S3FileSystem(**options)
+        filesystem.mkdir("lost")
+        tree = trees["valid/agentcompass-run"]
+        for file in sorted(tree.rglob("*")):
+            if file.is_file():
+                filesystem.pipe_file(f"lost/run/{file.relative_to(tree).as_posix()}", file.read_bytes())
+        check = dask_path._check
+
+        def after_the_server_stopped(item: Any, settings: Any) -> Any:
+            if server.poll() is None:
+                server.terminate()
+                server.wait(timeout=30)
+            return check(item, settings)
+
+        monkeypatch.setattr(dask_path, "_check", after_the_server_stopped)
+        issues = validate_with_dask("s3://lost/run", scheduler="sync", storage_options=options)
+    unreadable = [issue for issue in issues if issue.code == "io.unreadable"]
+    assert unreadable and all(issue.file and issue.file.startswith("s3://lost/run/") for issue in unreadable)
+    assert all(issue.message.startswith("cannot read from storage: ") for issue in unreadable), unreadable
