@@ -19,6 +19,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import venv
 from pathlib import Path
 
@@ -91,12 +92,12 @@ def test_the_documented_lines_are_the_ones_expected_and_every_hint_is_among_them
 @functools.cache
 def index_reachable() -> str | None:
     """Why the index cannot be used (None: it can): one small download, as the lines below will make."""
-    scratch = Path(os.environ.get("TMPDIR", "/tmp"))
-    done = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--dest", str(scratch / "pip-probe"),
-         "--timeout", "20", "--retries", "1", "iniconfig"],
-        capture_output=True, text=True, check=False, timeout=120,
-    )  # fmt: skip
+    with tempfile.TemporaryDirectory() as scratch:
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--dest", scratch, "--timeout", "20",
+             "--retries", "1", "iniconfig"],
+            capture_output=True, text=True, check=False, timeout=120,
+        )  # fmt: skip
     return None if done.returncode == 0 else f"no package index reachable: {done.stderr.strip()[-200:]}"
 
 
