@@ -8,8 +8,8 @@ unit's own files to a temporary folder first and give the names back as URLs. Th
 span units (a ``case_id`` used twice in an ABB tree) over the facts the units gave back, and sorts the report as
 ``validate`` does. Dask recomputes the batch of a worker that dies, so no unit is lost.
 
-Needs the ``dask`` extra on the client and on every worker: ``pip install 'agentbeats-spec[dask]'`` (plus the
-fsspec driver of the storage, such as ``s3fs``).
+Needs the ``dask`` extra on the client and on every worker: ``pip install '.[dask]'`` in a checkout of
+agentbeats-spec (plus the fsspec driver of the storage, such as ``s3fs``).
 """
 
 from __future__ import annotations
@@ -50,6 +50,8 @@ __all__ = ["validate_with_dask"]
 # the threads evenly loaded to the end.
 MAX_UNITS_PER_TASK = 150
 TASKS_PER_THREAD = 8
+# The package is on no registry: the extra comes from a checkout (README, "Install"), as every hint says.
+INSTALL_DASK = "pip install '.[dask]' in a checkout of agentbeats-spec"
 
 
 def validate_with_dask(
@@ -155,7 +157,7 @@ class _Source:
         try:
             import fsspec
         except ImportError as error:  # pragma: no cover - the extra is installed in the test environment
-            raise SpecError("reading URLs needs the dask extra: pip install 'agentbeats-spec[dask]'") from error
+            raise SpecError(f"reading URLs needs the dask extra: {INSTALL_DASK}") from error
         try:
             filesystem, path = fsspec.core.url_to_fs(url, **dict(storage_options or {}))
         except (ImportError, ValueError) as error:  # an unknown protocol, a driver not installed
@@ -166,8 +168,12 @@ class _Source:
         return cls(Path(path), filesystem)
 
     def require(self) -> None:
-        """Raise :class:`SpecError` when the tree does not exist."""
-        exists = self.root.exists() if self.filesystem is None else self.filesystem.exists(str(self.root))
+        """Raise :class:`SpecError` when the tree does not exist, or its storage cannot be reached."""
+        if self.filesystem is None:
+            exists = self.root.exists()
+        else:
+            with self._storage():
+                exists = self.filesystem.exists(str(self.root))
         if not exists:
             raise SpecError(f"no such file or folder: {self.display(str(self.root))}")
 
@@ -176,13 +182,26 @@ class _Source:
         if self.filesystem is None:
             return LOCAL
         root = str(self.root)
-        if not self.filesystem.isdir(root):
-            return Listing({root: "file"} if self.filesystem.isfile(root) else {})
-        found = self.filesystem.find(root, withdirs=True, detail=True)
+        with self._storage():
+            if not self.filesystem.isdir(root):
+                return Listing({root: "file"} if self.filesystem.isfile(root) else {})
+            found = self.filesystem.find(root, withdirs=True, detail=True)
         listed = {root: "folder"}
         for path, info in found.items():
             listed[path] = "folder" if info.get("type") == "directory" else "file"
         return Listing(listed)
+
+    @contextlib.contextmanager
+    def _storage(self) -> Iterator[None]:
+        """A failure of the storage's driver as a :class:`SpecError` naming the tree: each driver raises its own
+        types (botocore's ``EndpointConnectionError`` or ``NoCredentialsError`` for s3fs, which are no
+        ``OSError``), and a server out of reach or refused credentials are a usage problem, not a bug of ours."""
+        try:
+            yield
+        except SpecError:
+            raise
+        except Exception as error:
+            raise SpecError(f"cannot read {self.display(str(self.root))}: {type(error).__name__}: {error}") from None
 
     def display(self, path: str) -> str:
         if self.filesystem is None:
@@ -225,12 +244,13 @@ def _check_copy(source: _Source, unit: Unit, settings: Settings) -> Part:
             _fetch(source.filesystem, unit.path, local(unit.path), unit.exclude)
         except FileNotFoundError:
             pass  # gone since the listing: the check reports it as the local check would
-        except OSError as error:
+        except Exception as error:  # an OSError, or a driver's own (botocore's connection errors are none)
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else None
             issue = Issue(  # the unit's folder as a whole: no place in a file
                 file=str(unit.path),
                 severity="error",
                 code="io.unreadable",
-                message=f"cannot read from storage: {error.strerror or error}",
+                message=f"cannot read from storage: {reason or f'{type(error).__name__}: {error}'}",
             )
             return Part((issue,), 0, 0, (), ())
         copied = Unit(unit.check, local(unit.path), tuple(local(argument) for argument in unit.arguments))
@@ -292,7 +312,7 @@ def check_on_cluster(
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise SpecError("--dask needs the dask extra: pip install 'agentbeats-spec[dask]'") from None
+        raise SpecError(f"--dask needs the dask extra: {INSTALL_DASK}") from None
     for url in urls:
         if "://" in url:
             _Source.of(url, None).require()

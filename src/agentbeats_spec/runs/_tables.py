@@ -62,7 +62,9 @@ def _pyarrow() -> Any:
     try:
         import pyarrow  # type: ignore[import-untyped]  # the optional extra [tables]: only tables need it
     except ImportError:
-        raise ImportError("runs as tables need pyarrow: pip install 'agentbeats-spec[tables]'") from None
+        raise ImportError(
+            "runs as tables need pyarrow: pip install '.[tables]' in a checkout of agentbeats-spec"
+        ) from None
     return pyarrow
 
 
