@@ -17,6 +17,7 @@ from ..checking._collect import Report
 from ..checking._examine import reconfigured
 from ..project import _config, _known
 from ..reporting import _formats
+from ..reporting._links import link_base
 from ..reporting._options import Invocation, Options
 from ..reporting._progress import Progress
 from ..vocabulary._issues import Issue
@@ -106,7 +107,7 @@ def _options(arguments: argparse.Namespace, status: int, notes: tuple[str, ...])
         context=not arguments.no_context,
         show_info=arguments.show_info,
         invocation=invocation,
-        link_base=arguments.link_base,
+        link_base=link_base(arguments.link_base),
         quiet=arguments.quiet,
         configuration=_configuration_file(arguments),
         color=_colored(arguments.color, sys.stdout),
