@@ -83,16 +83,21 @@ def _configured(report: Report, configuration: _config.Config) -> Report:
 
 
 def _baselined(report: Report, arguments: argparse.Namespace) -> Report:
-    """Write the baseline asked for (every issue), then leave out the issues the given baseline knows."""
+    """Write the baseline asked for (every issue), then leave out the issues the baseline knows: the one just
+    written, which holds them all (so the run ends as the next run with ``--baseline FILE`` would: exit 0), else
+    the given one."""
     target: Path | None = getattr(arguments, "write_baseline", None)
+    known: _known.Known | None = getattr(arguments, "known", None)
     if target is not None:
         from ..writing import _atomic  # lazy: only the commands that write need it (start-up time)
 
         _atomic.write_atomic(target, _known.written(report.issues, target))
         print(
-            f"agentbeats-spec: {len(report.issues)} issue(s) written to the baseline {shown(target)}", file=sys.stderr
+            f"agentbeats-spec: wrote the baseline {shown(target)}: {len(report.issues)} issue(s), each known from "
+            "now on (not reported)",
+            file=sys.stderr,
         )
-    known: _known.Known | None = getattr(arguments, "known", None)
+        return _known.of(report.issues, target).unknown(report)[0]
     if known is None:
         return report
     report, count = known.unknown(report)
