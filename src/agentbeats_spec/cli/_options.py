@@ -83,6 +83,11 @@ def _report_options(command: argparse.ArgumentParser, name: str) -> None:
         help="text format: only the summary, and nothing at all when the check passes",
     )  # fmt: skip
     command.add_argument(
+        "--quiet-valid", action="store_true",
+        help="text format: nothing at all when the check passes, everything when it fails (pre-commit's hooks: "
+        "of the runs pre-commit splits a commit's files into, only those that fail print their verdict)",
+    )  # fmt: skip
+    command.add_argument(
         "--color", choices=("auto", "always", "never"), default="auto",
         help="text format: colour severities and codes (auto: on a terminal, unless NO_COLOR is set)",
     )  # fmt: skip

@@ -68,6 +68,8 @@ def _report(
     if status is None:
         status = EXIT_INVALID if report.fails(arguments.strict) else EXIT_VALID
     _write_outputs(report, arguments, status, notes)
+    if arguments.quiet_valid and status == EXIT_VALID and arguments.format == "text":
+        return status  # --quiet-valid: a passing run says nothing (its --output files are written all the same)
     _formats.REPORTERS[arguments.format](report, sys.stdout, _options(arguments, status, notes))
     return status
 
