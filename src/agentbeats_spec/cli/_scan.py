@@ -73,8 +73,9 @@ def _scan(arguments: argparse.Namespace) -> int:
     if path is not None and arguments.update_baseline:
         from ..writing import _atomic  # lazy: only the commands that write need it (start-up time)
 
-        _atomic.write_atomic(path, _baseline.updated(baseline, report.issues, arguments.paths))
-        baseline = _baseline.read(path)  # the report is of the baseline as written: what it holds is reviewed
+        written = _baseline.updated(baseline, report.issues, arguments.paths)
+        _atomic.write_atomic(path, written)
+        baseline = _baseline.parsed(written, path)  # the report is of the baseline as written: what it holds is known
         print(
             f"agentbeats-spec: wrote the baseline {shown(path)}: {baseline.entries} finding(s) "
             f"in {baseline.files} file(s), each known from now on (not reported)",

@@ -64,6 +64,11 @@ def read(path: Path) -> Baseline:
         raw = read_trusted(path, "baseline")
     except OSError as error:
         raise SpecError(f"cannot read the baseline {path}: {error}") from None
+    return parsed(raw, path)
+
+
+def parsed(raw: bytes, path: Path) -> Baseline:
+    """The baseline in these bytes (read from ``path``, or about to be written there)."""
     document = _documents.read(raw, "json")
     if not document.readable:
         where, reason = _documents.why_unreadable(document)
