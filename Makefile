@@ -16,9 +16,13 @@ STAMP := $(VENV)/.installed
 # The released AgentCompass writer and reader serve the interoperability tests. Only its results modules are
 # used, which need the few packages named here (msgspec for its result browser, viewer/reader.py); it goes to a
 # folder of its own so that the venv stays consistent.
+# Each step says what it does first: on a fresh machine they take minutes, and pip lists what it collects.
 $(STAMP): pyproject.toml
+	@echo "== make: a virtual environment in $(VENV)"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@echo "== make: the package and its development tools (pip, a minute or more on a fresh machine)"
+	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -e '.[dev]'
+	@echo "== make: AgentCompass 1.0.1 and its results modules' packages, for the interoperability tests"
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --ignore-requires-python \
 	  --upgrade --target $(VENV)/interop agentcompass==1.0.1
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check rich pydantic pyyaml filelock tabulate httpx \
@@ -36,13 +40,11 @@ $(RUNTIME): pyproject.toml setup.py src/agentbeats_spec/reading/_native.c src/ag
 # The editable install builds the native reader; an edited reader source is built again before anything uses it.
 NATIVE := $(VENV)/.native
 $(NATIVE): $(STAMP) src/agentbeats_spec/reading/_native.c setup.py
+	@echo "== make: the native reader, built by an editable install"
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(NATIVE)
 
-# The valid run's collected artifact carries its collector's sha256, which holds its permission bits (0644 in git):
-# a checkout under another umask gets them back here.
 validate: $(RUNTIME)
-	@find fixtures/valid -path '*/artifacts/*' -type f -exec chmod 0644 {} +
 	$(BIN)/agentbeats-spec validate fixtures/valid
 	@echo
 	@echo "The invalid fixtures must fail, each with the issues listed in fixtures/expected-issues.json:"
@@ -52,11 +54,13 @@ validate: $(RUNTIME)
 # Ajv (Node.js) checks that the schemas work outside Python: see tests/interop/test_ajv.py.
 AJV := tests/node/node_modules/.package-lock.json
 $(AJV): tests/node/package.json tests/node/package-lock.json
+	@echo "== make: Ajv and the SARIF Multitool for the tests (npm ci --prefix tests/node)"
 	npm ci --prefix tests/node --silent --no-audit --no-fund
 
 # The npm package (js/): its pinned Ajv compiles the standalone validators, its TypeScript checks the types.
 JSPKG := js/node_modules/.package-lock.json
 $(JSPKG): js/package.json js/package-lock.json
+	@echo "== make: the npm package's Ajv and TypeScript (npm ci --prefix js)"
 	npm ci --prefix js --silent --no-audit --no-fund
 
 test: $(NATIVE) $(AJV) $(JSPKG)
@@ -66,7 +70,8 @@ test: $(NATIVE) $(AJV) $(JSPKG)
 	$(BIN)/lint-imports
 	$(BIN)/python tools/regenerate.py --check
 	$(MAKE) --no-print-directory fuzz
-	$(BIN)/python -m pytest
+	@echo "== make: the whole test suite (pytest; its 15 slowest tests listed at the end)"
+	$(BIN)/python -m pytest --durations=15
 
 check: $(NATIVE) $(JSPKG)
 	$(BIN)/ruff check src tests tools benchmarks fuzz setup.py

@@ -14,9 +14,8 @@ fi
 
 summary="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/agentbeats-spec-summary-$$.md"
 arguments=(validate --format github --output "markdown:$summary")
-if [ -n "${GITHUB_SERVER_URL:-}" ] && [ -n "${GITHUB_REPOSITORY:-}" ] && [ -n "${GITHUB_SHA:-}" ]; then
-  arguments+=(--link-base "$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/$GITHUB_SHA")
-fi
+# The summary's links to the checked lines: the command takes the commit from GITHUB_SERVER_URL, GITHUB_REPOSITORY,
+# GITHUB_SHA and GITHUB_WORKSPACE itself (--link-base), as it does in any workflow step.
 if [ -n "${INPUT_SARIF_FILE:-}" ]; then
   arguments+=(--output "sarif:$INPUT_SARIF_FILE")
 fi

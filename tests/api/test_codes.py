@@ -307,6 +307,7 @@ def _trees(tmp: Path) -> Iterator[Path]:
     run = _copy("agentcompass-run", tmp / "run" / "6")
     shutil.rmtree(run / "details" / "running")
     edit(run / "metrics.json", lambda data: data.update(evaluation_failed=True))
+    (task(run) / "attempt-1" / "artifacts" / "patches" / "fix.diff").chmod(0o664)  # as a checkout under umask 002
     yield run
 
     repo = _copy("abv3-repo", tmp / "repo" / "1")

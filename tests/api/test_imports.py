@@ -23,6 +23,7 @@ LAZY = {
     "referencing": "as jsonschema: the registry serves only python-jsonschema",
     "referencing.jsonschema": "as referencing",
     "agentbeats_spec.checking._keywords": "its keyword functions are python-jsonschema's (imports jsonschema)",
+    "importlib.metadata": "only the formats that link (sarif, markdown) read the published addresses (0.2 s)",
     "tomli": "only a run that meets a TOML file pays for its import",
     "tomli_w": "only writing a TOML file needs it",
     "tomlkit": "only rewriting a TOML file in its own style needs it",

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from agentbeats_spec.cli import main
+from agentbeats_spec.reporting import _links
 
 from ..conftest import ROOT
 
@@ -36,6 +37,11 @@ def multitool(log: Path) -> list[str]:
 @pytest.fixture
 def at_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)  # file URIs relative to the working folder, as in a CI checkout
+    # as a release whose metadata publishes the project's addresses (reporting/_links.py): then every rule links
+    monkeypatch.setattr(_links, "project_urls", lambda: PUBLISHED)
+
+
+PUBLISHED = {"Homepage": "https://example.org/agentbeats-spec", "Documentation": "https://example.org/abs/docs"}
 
 
 def sarif_of(tmp_path: Path, *argv: str) -> Path:
@@ -62,3 +68,15 @@ def test_the_multitool_finds_nothing_in_a_log_of_a_secret_or_a_failed_run(
     assert multitool(sarif_of(tmp_path, "no/such/path")) == []
     (tmp_path / "empty").mkdir()
     assert multitool(sarif_of(tmp_path, str(tmp_path / "empty"))) == []
+
+
+@needs_multitool
+def test_without_published_addresses_the_multitool_misses_only_the_links(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No address is made up (this checkout's metadata names none): the Multitool then asks for the tool's
+    informationUri and nothing else; GitHub's own rules (GH*) find nothing."""
+    monkeypatch.chdir(ROOT)
+    assert _links.project_urls() == {}
+    found = multitool(sarif_of(tmp_path, "fixtures/invalid"))
+    assert found and all("SARIF2005" in line and "informationUri" in line for line in found), found

@@ -198,13 +198,31 @@ def test_a_file_added_to_a_folder_is_a_file_count_mismatch(run: Path) -> None:
     )
 
 
-def test_a_permission_changed_is_a_sha256_mismatch(run: Path) -> None:
+def test_a_permission_no_copy_makes_is_a_sha256_mismatch(run: Path) -> None:
     path = attempt(run) / "artifacts" / "outputs" / "1" / "inner" / "log.txt"
-    path.chmod(path.stat().st_mode ^ 0o020)
+    path.chmod(path.stat().st_mode | 0o100)  # executable: no umask makes that of a file that was not
     assert reuse_refuses(run) == "stored artifact checksum mismatch"
     assert [(code, pointer) for code, _, pointer, _, _ in errors(validate(run))] == [
         ("layout.artifact-mismatch", f"{ENTRIES}/2/sha256")
     ]
+
+
+@pytest.mark.parametrize("mode", [0o664, 0o600, 0o640])
+def test_permissions_a_copy_under_another_umask_makes_are_a_warning(run: Path, mode: int) -> None:
+    """The bytes are as collected, and the bits are those of a checkout or copy under umask 002, 077 or 027: the
+    released reuse still refuses (a warning says so), but the verdict does not depend on the checking machine."""
+    path = attempt(run) / "artifacts" / "outputs" / "1" / "inner" / "log.txt"
+    path.chmod(mode)
+    assert reuse_refuses(run) == "stored artifact checksum mismatch"
+    found = [issue for issue in validate(run) if issue.severity != "info"]
+    assert [(issue.code, issue.severity, issue.pointer) for issue in found] == [
+        ("layout.artifact-permissions", "warning", f"{ENTRIES}/2/sha256")
+    ]
+    assert found[0].message == (
+        "collected artifact 'outputs/1' holds the names, sizes and bytes its collector recorded, but 'inner/log.txt' "
+        f"has permission bits {mode:04o} where the collector's were 0644 (as a checkout or copy under another umask "
+        "than 022 makes them): AgentCompass 1.0.1 refuses to reuse it until they are restored (chmod 0644)"
+    )
 
 
 def test_without_hashing_size_and_count_are_still_compared(run: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 import tomli
 
 from agentbeats_spec import validate
+from agentbeats_spec.cli import main
 from agentbeats_spec.reading._pointers import to_path, to_pointer
 
 from ..conftest import FIXTURES, VALID
@@ -19,6 +21,40 @@ INVALID = sorted(path for path in (FIXTURES / "invalid").rglob("*") if path.is_f
 
 def test_the_valid_fixtures_have_no_issue_at_all() -> None:
     assert validate(VALID) == []
+
+
+def checkout(source: Path, target: Path, umask: int) -> None:
+    """A copy made as git checks files out: every folder and file created anew under ``umask`` (none of the
+    fixtures is executable or a link)."""
+    old = os.umask(umask)
+    try:
+        target.mkdir()
+        for path in sorted(source.rglob("*")):
+            made = target / path.relative_to(source)
+            if path.is_dir():
+                made.mkdir()
+            else:
+                made.write_bytes(path.read_bytes())
+    finally:
+        os.umask(old)
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o002])
+def test_a_checkout_of_the_valid_fixtures_is_valid_under_any_umask(
+    umask: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The collected artifact's sha256 holds its permission bits, which git does not keep: under umask 002 the
+    README's `agentbeats-spec validate fixtures/valid` still passes, and says what reuse would refuse."""
+    checkout(VALID, tmp_path / "fixtures", umask)
+    monkeypatch.chdir(tmp_path)
+    assert main(["validate", "--no-cache", "fixtures"]) == 0
+    out = capsys.readouterr().out
+    found = [(issue.code, issue.severity) for issue in validate(tmp_path / "fixtures")]
+    if umask == 0o022:  # the bits the collector hashed
+        assert found == [] and out.startswith("valid: ")
+    else:
+        assert found == [("layout.artifact-permissions", "warning")]
+        assert "has permission bits 0664 where the collector's were 0644" in out
 
 
 def test_every_invalid_fixture_is_listed() -> None:

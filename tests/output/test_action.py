@@ -49,6 +49,7 @@ def run_action(repository: Path, **inputs: str) -> tuple[subprocess.CompletedPro
         "GITHUB_SERVER_URL": "https://github.com",
         "GITHUB_REPOSITORY": "octo-org/bench",
         "GITHUB_SHA": "0123456789abcdef",
+        "GITHUB_WORKSPACE": str(repository),  # the checkout, where the step runs (the links' root)
         "RUNNER_TEMP": str(work),
     }
     env.update({f"INPUT_{name.upper().replace('-', '_')}": value for name, value in inputs.items()})
@@ -84,6 +85,8 @@ def test_one_run_gives_annotations_sarif_summary_and_the_exit_code(repository: P
     summary = (work / "summary.md").read_text(encoding="utf-8")
     assert summary.startswith("# before\n### agentbeats-spec: invalid\n")  # appended to what the job wrote
     assert "(https://github.com/octo-org/bench/blob/0123456789abcdef/bench/agentbeats.toml#L1)" in summary
+    # no link to a host nobody published: the project's metadata names no address (reporting/_links.py)
+    assert "agentbeats/agentbeats-spec" not in summary + json.dumps(sarif)
     assert (work / "output.txt").read_text() == "exit-code=1\n"
     assert not list(work.glob("agentbeats-spec-summary-*"))  # the temporary summary is removed
 

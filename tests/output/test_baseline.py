@@ -32,8 +32,11 @@ def test_a_written_baseline_holds_every_issue_and_then_none_is_reported(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, found, err = run(capsys, "inv", "--write-baseline", "known.json")
-    assert code == 1 and len(found) == INVALID_TOTALS.issues
-    assert err == f"agentbeats-spec: {INVALID_TOTALS.issues} issue(s) written to the baseline known.json\n"
+    assert code == 0 and found == []  # every issue is known now: the run ends as the next one with --baseline
+    assert err == (
+        f"agentbeats-spec: wrote the baseline known.json: {INVALID_TOTALS.issues} issue(s), each known from now on "
+        "(not reported)\n"
+    )
     document = json.loads((project / "known.json").read_text(encoding="utf-8"))
     assert document["agentbeats-spec-baseline"] == 1 and len(document["issues"]) == INVALID_TOTALS.issues
     assert document["issues"][0].keys() == {"fingerprint", "code", "file", "pointer"}
@@ -41,6 +44,23 @@ def test_a_written_baseline_holds_every_issue_and_then_none_is_reported(
     code, found, err = run(capsys, "inv", "--baseline", "known.json")
     assert code == 0 and found == []
     assert err == f"agentbeats-spec: {INVALID_TOTALS.issues} known issue(s) of the baseline known.json not reported\n"
+
+
+def test_writing_a_baseline_in_text_says_what_it_wrote_and_passes(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["validate", "inv", "--write-baseline", "known.json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("valid: ") and f"wrote the baseline known.json: {INVALID_TOTALS.issues} " in (
+        captured.err
+    )
+    # a new issue after the baseline was written still fails, and writing again records it too
+    results = project / "inv" / "abv3-results" / "results.json"
+    results.write_text(results.read_text(encoding="utf-8").replace('"count": -1', '"count": -5'))
+    assert main(["validate", "inv", "--baseline", "known.json"]) == 1
+    assert main(["validate", "inv", "--baseline", "known.json", "--write-baseline", "known.json"]) == 0
+    capsys.readouterr()
+    assert main(["validate", "inv", "--baseline", "known.json"]) == 0
 
 
 def test_known_issues_stay_known_when_lines_move_and_new_ones_are_reported(

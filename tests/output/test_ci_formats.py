@@ -111,6 +111,31 @@ def test_each_hook_fails_on_the_invalid_files_it_selects(hook: dict[str, Any]) -
     assert code == 1
 
 
+def test_every_hook_runs_once_per_commit_and_a_passing_run_says_nothing() -> None:
+    """pre-commit splits the files among parallel runs of a hook unless ``require_serial``; then only a list past
+    its command-line limit is split, and --quiet-valid keeps a passing run silent: one verdict per failing run."""
+    for hook in HOOKS:
+        assert hook["require_serial"] is True, hook["id"]
+        assert shlex.split(hook["entry"])[-1] == "--quiet-valid", hook["id"]
+
+
+def test_of_two_runs_of_a_hook_only_the_failing_one_prints_its_verdict(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (hook,) = (hook for hook in HOOKS if hook["id"] == "agentbeats-spec")
+    entry = shlex.split(hook["entry"])[1:]
+    monkeypatch.chdir(FIXTURES)
+    assert main([*entry, "invalid/abv3-results/results.json"]) == 1  # the first batch
+    assert main([*entry, "valid/abv3-repo/agentbeats.toml"]) == 0  # the second
+    out = capsys.readouterr().out
+    verdicts = [line for line in out.splitlines() if re.match(r"(in)?valid: ", line)]
+    assert verdicts == ["invalid: 1 file(s) checked; 2 error(s), 0 warning(s)"], out
+    assert out.startswith("invalid/abv3-results/results.json:1:1: error rule.main-metric ")
+    # the same passing run without --quiet-valid says so
+    assert main([arg for arg in entry if arg != "--quiet-valid"] + ["valid/abv3-repo/agentbeats.toml"]) == 0
+    assert capsys.readouterr().out.startswith("valid: 1 file(s) checked")
+
+
 def test_the_hooks_cover_every_family() -> None:
     assert {hook["id"] for hook in HOOKS} == {
         "agentbeats-toml", "abv3-results", "abb-case", "agentcompass-task", "agentcompass-attempt",

@@ -10,6 +10,7 @@ import pytest
 import xmlschema
 
 from agentbeats_spec.cli import main
+from agentbeats_spec.reporting import _links
 from agentbeats_spec.reporting._links import code_url
 from agentbeats_spec.reporting._markdown import MARKDOWN_ISSUES
 
@@ -114,7 +115,7 @@ def test_markdown_counts_kinds_and_codes_and_lists_issues(capsys: pytest.Capture
     assert code == 1 and lines[0] == "### agentbeats-spec: invalid"
     assert lines[2] == INVALID_TOTALS.summary
     assert "| agentcompass-task | 2 |" in lines
-    assert f"| [`rule.misspelled-key`]({code_url('rule.misspelled-key')}) | error | 4 |" in lines
+    assert "| `rule.misspelled-key` | error | 4 |" in lines  # no documentation address published: no link
     listed = [line for line in lines if line.startswith("- **")]
     assert len(listed) == INVALID_TOTALS.issues and listed[0].startswith(
         f"- **error** `schema.minimum` `{INVALID / 'abb-case' / 'verify.case.json'}:5:15`: `expected a number >= 1"
@@ -133,6 +134,48 @@ def test_markdown_links_issues_to_their_lines_under_the_base(
         "- **error** `schema.minimum` [`fixtures/invalid/abb-case/verify.case.json:5:15`]"
         f"({base}/fixtures/invalid/abb-case/verify.case.json#L5): "
     )
+
+
+def test_markdown_links_codes_to_the_published_documentation_only(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_links, "project_urls", lambda: {"Documentation": "https://example.org/docs/"})
+    _, out = run(capsys, "validate", "--format", "markdown", str(INVALID))
+    link = code_url("rule.misspelled-key")
+    assert link == "https://example.org/docs/codes.md#rule.misspelled-key"
+    assert f"| [`rule.misspelled-key`]({link}) | error | 4 |" in out.splitlines()
+
+
+GITHUB = {"GITHUB_SERVER_URL": "https://ghe.example", "GITHUB_REPOSITORY": "o/r", "GITHUB_SHA": "0123abc"}
+
+
+def test_in_a_github_workflow_issues_link_to_the_checked_commit(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in {**GITHUB, "GITHUB_WORKSPACE": str(ROOT)}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(ROOT / "fixtures")  # a step run in a folder of the checkout: the folder is in the links
+    _, out = run(capsys, "validate", "--format", "markdown", "invalid/abb-case")
+    first = next(line for line in out.splitlines() if line.startswith("- **"))
+    assert "](https://ghe.example/o/r/blob/0123abc/fixtures/invalid/abb-case/verify.case.json#L5): " in first
+    # --link-base wins over the environment
+    _, out = run(capsys, "validate", "--format", "markdown", "--link-base", "https://x.example/b", "invalid/abb-case")
+    assert "](https://x.example/b/invalid/abb-case/verify.case.json#L5): " in out
+
+
+@pytest.mark.parametrize("missing", [*GITHUB, "GITHUB_WORKSPACE"])
+def test_without_a_known_checkout_issues_link_nowhere(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, missing: str
+) -> None:
+    for name, value in {**GITHUB, "GITHUB_WORKSPACE": str(ROOT)}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv(missing)
+    monkeypatch.chdir(ROOT)
+    _, out = run(capsys, "validate", "--format", "markdown", "fixtures/invalid/abb-case")
+    assert "](" not in out
+    monkeypatch.setenv(missing, {**GITHUB, "GITHUB_WORKSPACE": str(tmp_path)}[missing])
+    _, out = run(capsys, "validate", "--format", "markdown", "fixtures/invalid/abb-case")  # outside the workspace
+    assert ("](" not in out) == (missing == "GITHUB_WORKSPACE")
 
 
 def test_markdown_shows_the_first_issues_and_counts_the_rest(

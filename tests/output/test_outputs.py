@@ -14,9 +14,11 @@ from jsonschema import Draft4Validator
 from agentbeats_spec.checking._bundle import bundle
 from agentbeats_spec.checking._kinds import KINDS
 from agentbeats_spec.cli import main
+from agentbeats_spec.reporting import _links
 from agentbeats_spec.reporting._formats import REPORTERS
 from agentbeats_spec.reporting._links import code_url
 from agentbeats_spec.reporting._sarif import SNIPPET_WIDTH
+from agentbeats_spec.vocabulary._version import __version__
 
 from ..conftest import FIXTURES, INVALID_TOTALS, ROOT
 
@@ -135,13 +137,39 @@ def sarif_of(tmp_path: Path, *argv: str) -> Path:
     return log
 
 
-def test_every_rule_is_described_and_documented(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+PUBLISHED = {"Homepage": "https://example.org/agentbeats-spec", "Documentation": "https://example.org/abs/docs"}
+
+
+@pytest.fixture
+def published(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The package's metadata as if it named the project's addresses ([project.urls] in pyproject.toml)."""
+    monkeypatch.setattr(_links, "project_urls", lambda: PUBLISHED)
+
+
+def test_without_a_published_address_rules_are_explained_in_the_log_and_link_nowhere(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _links.project_urls() == {}  # pyproject.toml names no address: none is made up
+    log = sarif_of(tmp_path, str(FIXTURES / "invalid"))
+    assert "agentbeats/agentbeats-spec" not in log.read_text(encoding="utf-8")
+    driver = json.loads(log.read_text(encoding="utf-8"))["runs"][0]["tool"]["driver"]
+    assert "informationUri" not in driver
+    for rule in driver["rules"]:
+        assert "helpUri" not in rule
+        assert rule["fullDescription"]["text"].startswith(rule["shortDescription"]["text"] + " Reported as: ")
+        assert rule["help"]["text"].startswith(rule["fullDescription"]["text"])
+        assert rule["help"]["text"].endswith(f"See docs/codes.md of agentbeats-spec {__version__}.")
+
+
+def test_every_rule_is_described_and_documented(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], published: None
+) -> None:
     log = sarif_of(tmp_path, str(FIXTURES / "invalid"))
     driver = json.loads(log.read_text(encoding="utf-8"))["runs"][0]["tool"]["driver"]
-    assert driver["informationUri"].startswith("https://")
+    assert driver["informationUri"] == PUBLISHED["Homepage"]
     codes_doc = (ROOT / "docs" / "codes.md").read_text(encoding="utf-8")
     for rule in driver["rules"]:
-        assert rule["helpUri"] == code_url(rule["id"]) and rule["helpUri"].endswith(f"docs/codes.md#{rule['id']}")
+        assert rule["helpUri"] == code_url(rule["id"]) == f"https://example.org/abs/docs/codes.md#{rule['id']}"
         assert f'<a id="{rule["id"]}"></a>' in codes_doc  # the anchor the link names
         assert rule["fullDescription"]["text"].startswith(rule["shortDescription"]["text"] + " Reported as: ")
         assert rule["help"]["text"] and f"]({rule['helpUri']})" in rule["help"]["markdown"]

@@ -47,7 +47,8 @@ def _report_options(command: argparse.ArgumentParser, name: str) -> None:
     command.add_argument(
         "--link-base", metavar="URL",
         help="markdown format: link each issue to its line, at URL/PATH#LLINE for a file below the working folder "
-        "(on GitHub: $GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/$GITHUB_SHA)",
+        "(default: in a GitHub workflow, the commit checked out in $GITHUB_WORKSPACE, "
+        "$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/$GITHUB_SHA; elsewhere no links)",
     )  # fmt: skip
     command.add_argument("--strict", action="store_true", help="treat warnings as errors (info never fails)")
     configuration = command.add_mutually_exclusive_group()
@@ -80,6 +81,11 @@ def _report_options(command: argparse.ArgumentParser, name: str) -> None:
     command.add_argument(
         "-q", "--quiet", action="store_true",
         help="text format: only the summary, and nothing at all when the check passes",
+    )  # fmt: skip
+    command.add_argument(
+        "--quiet-valid", action="store_true",
+        help="text format: nothing at all when the check passes, everything when it fails (pre-commit's hooks: "
+        "of the runs pre-commit splits a commit's files into, only those that fail print their verdict)",
     )  # fmt: skip
     command.add_argument(
         "--color", choices=("auto", "always", "never"), default="auto",

@@ -17,6 +17,7 @@ from ..checking._collect import Report
 from ..checking._examine import reconfigured
 from ..project import _config, _known
 from ..reporting import _formats
+from ..reporting._links import link_base
 from ..reporting._options import Invocation, Options
 from ..reporting._progress import Progress
 from ..vocabulary._issues import Issue
@@ -67,6 +68,8 @@ def _report(
     if status is None:
         status = EXIT_INVALID if report.fails(arguments.strict) else EXIT_VALID
     _write_outputs(report, arguments, status, notes)
+    if arguments.quiet_valid and status == EXIT_VALID and arguments.format == "text":
+        return status  # --quiet-valid: a passing run says nothing (its --output files are written all the same)
     _formats.REPORTERS[arguments.format](report, sys.stdout, _options(arguments, status, notes))
     return status
 
@@ -82,16 +85,21 @@ def _configured(report: Report, configuration: _config.Config) -> Report:
 
 
 def _baselined(report: Report, arguments: argparse.Namespace) -> Report:
-    """Write the baseline asked for (every issue), then leave out the issues the given baseline knows."""
+    """Write the baseline asked for (every issue), then leave out the issues the baseline knows: the one just
+    written, which holds them all (so the run ends as the next run with ``--baseline FILE`` would: exit 0), else
+    the given one."""
     target: Path | None = getattr(arguments, "write_baseline", None)
+    known: _known.Known | None = getattr(arguments, "known", None)
     if target is not None:
         from ..writing import _atomic  # lazy: only the commands that write need it (start-up time)
 
         _atomic.write_atomic(target, _known.written(report.issues, target))
         print(
-            f"agentbeats-spec: {len(report.issues)} issue(s) written to the baseline {shown(target)}", file=sys.stderr
+            f"agentbeats-spec: wrote the baseline {shown(target)}: {len(report.issues)} issue(s), each known from "
+            "now on (not reported)",
+            file=sys.stderr,
         )
-    known: _known.Known | None = getattr(arguments, "known", None)
+        return _known.of(report.issues, target).unknown(report)[0]
     if known is None:
         return report
     report, count = known.unknown(report)
@@ -106,7 +114,7 @@ def _options(arguments: argparse.Namespace, status: int, notes: tuple[str, ...])
         context=not arguments.no_context,
         show_info=arguments.show_info,
         invocation=invocation,
-        link_base=arguments.link_base,
+        link_base=link_base(arguments.link_base),
         quiet=arguments.quiet,
         configuration=_configuration_file(arguments),
         color=_colored(arguments.color, sys.stdout),

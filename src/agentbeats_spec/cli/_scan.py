@@ -14,6 +14,7 @@ from ..vocabulary._text import printable
 from ._configuration import _allow_list, _request
 from ._options import ALLOW_LIST, _follow_option, _limit_options, _report_options
 from ._reports import _missing_paths, _progress, _report
+from ._status import shown
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str) -> None:
@@ -41,7 +42,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser], name
         "--update-baseline",
         action="store_true",
         help="then write every finding of this scan to the --baseline FILE (created if missing), atomically, "
-        "keeping is_secret and is_verified",
+        "keeping is_secret and is_verified; the report is of the baseline as written (exit 0)",
     )
     _follow_option(scan)
     _report_options(scan, name)
@@ -72,7 +73,14 @@ def _scan(arguments: argparse.Namespace) -> int:
     if path is not None and arguments.update_baseline:
         from ..writing import _atomic  # lazy: only the commands that write need it (start-up time)
 
-        _atomic.write_atomic(path, _baseline.updated(baseline, report.issues, arguments.paths))
+        written = _baseline.updated(baseline, report.issues, arguments.paths)
+        _atomic.write_atomic(path, written)
+        baseline = _baseline.parsed(written, path)  # the report is of the baseline as written: what it holds is known
+        print(
+            f"agentbeats-spec: wrote the baseline {shown(path)}: {baseline.entries} finding(s) "
+            f"in {baseline.files} file(s), each known from now on (not reported)",
+            file=sys.stderr,
+        )
         for cut in (issue for issue in report.issues if issue.code == "io.issues-truncated"):
             where = printable(cut.file or "", controls=True)
             print(

@@ -71,7 +71,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser], name
     )  # fmt: skip
     validate.add_argument(
         "--write-baseline", type=Path, metavar="FILE",
-        help="write every issue reported to FILE as the baseline of known issues (fingerprints survive line moves)",
+        help="write every issue reported to FILE as the baseline of known issues (fingerprints survive line moves); "
+        "they are known from then on: exit 0",
     )  # fmt: skip
     _report_options(validate, name)
     _limit_options(validate)

@@ -45,6 +45,16 @@ class Baseline:
     def knows(self, issue: Issue) -> bool:
         return issue.secret_id is not None and (issue.file or "", issue.secret_id[1]) in self.known
 
+    @property
+    def entries(self) -> int:
+        """How many findings it records (each file's secrets once, as detect-secrets counts them)."""
+        return sum(len(found) for found in self.document["results"].values())
+
+    @property
+    def files(self) -> int:
+        """How many files it records findings in."""
+        return sum(1 for found in self.document["results"].values() if found)
+
 
 def read(path: Path) -> Baseline:
     """The baseline in a file; :class:`SpecError` naming the file and the place for one that is not valid."""
@@ -54,6 +64,11 @@ def read(path: Path) -> Baseline:
         raw = read_trusted(path, "baseline")
     except OSError as error:
         raise SpecError(f"cannot read the baseline {path}: {error}") from None
+    return parsed(raw, path)
+
+
+def parsed(raw: bytes, path: Path) -> Baseline:
+    """The baseline in these bytes (read from ``path``, or about to be written there)."""
     document = _documents.read(raw, "json")
     if not document.readable:
         where, reason = _documents.why_unreadable(document)

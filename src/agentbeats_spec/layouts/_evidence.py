@@ -63,12 +63,38 @@ class Measure:
     def file_count(self) -> int:
         return len(self.entries)
 
-    def sha256(self) -> str | Refusal:
-        """The digest the collector takes, over every entry's name, permission bits, size and content."""
+    def sha256(self, umask: int | None = None) -> str | Refusal:
+        """The digest the collector takes, over every entry's name, permission bits, size and content; with
+        ``umask``, over the permission bits a checkout or a copy under that umask gives the same entries
+        (:func:`copied_mode`) instead of those they have."""
         try:
-            return _digest(self.path, self.entries)
+            return _digest(self.path, self.entries, umask)
         except OSError as error:
             return _unreadable(error)
+
+    def first_other_mode(self, umask: int) -> tuple[str, int, int] | None:
+        """The first entry whose permission bits are not those a copy under ``umask`` gives: its name (as the
+        collector names it), its bits and those; None when every entry has them."""
+        is_file = not stat.S_ISDIR(self.entries[0].info.st_mode)
+        for entry in self.entries:
+            bits, copied = entry.info.st_mode & 0o777, copied_mode(entry.info.st_mode, umask)
+            if bits != copied:
+                return (os.path.basename(self.path) if is_file else _name(entry)), bits, copied
+        return None
+
+
+# The umasks a checkout or a copy is commonly made under (git, cp, tar and object-storage downloads keep no
+# permission bits but the owner's execute bit): the ones a recorded sha256 is tried with when the bits on disk fail.
+COMMON_UMASKS = (0o022, 0o002, 0o027, 0o077)
+
+
+def copied_mode(mode: int, umask: int) -> int:
+    """The permission bits a copy of an entry gets under ``umask``, as git checks a file out: a folder, or a file
+    its owner may execute, 0o777 less the umask; another file 0o666 less it; a link keeps its own (0o777)."""
+    if stat.S_ISLNK(mode):
+        return mode & 0o777
+    base = 0o777 if stat.S_ISDIR(mode) or mode & stat.S_IXUSR else 0o666
+    return base & ~umask
 
 
 def measure(path: str) -> Measure | Refusal:
@@ -134,14 +160,15 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _digest(root: str, found: tuple[_Entry, ...]) -> str | Refusal:
+def _digest(root: str, found: tuple[_Entry, ...], umask: int | None) -> str | Refusal:
     digest = hashlib.sha256()
     is_file = not stat.S_ISDIR(found[0].info.st_mode)
     for entry in found:
         mode = entry.info.st_mode
         name = os.path.basename(root) if is_file else _name(entry)
         size = entry.info.st_size if stat.S_ISREG(mode) or _leads_to_file(entry) else None
-        digest.update(json.dumps([name, mode & 0o777, size], separators=(",", ":")).encode())
+        bits = mode & 0o777 if umask is None else copied_mode(mode, umask)
+        digest.update(json.dumps([name, bits, size], separators=(",", ":")).encode())
         if stat.S_ISLNK(mode):
             target = os.readlink(os.fsencode(entry.path))
             try:

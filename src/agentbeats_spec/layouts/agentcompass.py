@@ -806,9 +806,35 @@ def _evidence_findings(entry: dict[str, Any], target: str, pointer: str) -> list
         return [_refusal(actual, _destination(entry), pointer)]
     if actual == digest:
         return []
+    copied = _copied_permissions(found, digest, entry, join(pointer, "sha256"))
+    if copied is not None:
+        return [copied]
     held = f"{_destination(entry)} has sha256 {actual[:12]}…"
     recorded = f"{quote(digest, 13)} (its bytes, names or permission bits changed since)"
     return [_mismatch(join(pointer, "sha256"), held, recorded)]
+
+
+def _copied_permissions(found: _evidence.Measure, digest: str, entry: dict[str, Any], pointer: str) -> Finding | None:
+    """A warning where only the permission bits differ from those the collector hashed, as a copy under another
+    umask makes them (git, cp, tar and object storage keep none but the owner's execute bit): the recorded sha256
+    is the digest of the same names, sizes and bytes with the bits a copy under a common umask gives. Not an error:
+    what the artifact holds is as collected, and the verdict must not depend on the umask of the machine that
+    checks (a worker copying from object storage has its own); a warning still, since reuse measures the bits."""
+    for umask in _evidence.COMMON_UMASKS:
+        if found.sha256(umask) != digest:
+            continue
+        other = found.first_other_mode(umask)
+        if other is None:
+            return None
+        name, bits, recorded = other
+        message = (
+            f"collected artifact {_destination(entry)} holds the names, sizes and bytes its collector recorded, but "
+            f"{quote(name)} has permission bits {bits:04o} where the collector's were {recorded:04o} (as a checkout "
+            f"or copy under another umask than {umask:03o} makes them): AgentCompass 1.0.1 refuses to reuse it "
+            f"until they are restored (chmod {recorded:04o})"
+        )
+        return Finding(pointer, "layout.artifact-permissions", message, "warning")
+    return None
 
 
 def _destination(entry: dict[str, Any]) -> str:

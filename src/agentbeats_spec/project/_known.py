@@ -106,6 +106,12 @@ def read(path: Path) -> Known:
 _FINGERPRINT = re.compile("[0-9a-f]{16}")
 
 
+def of(issues: Iterable[Issue], path: Path) -> Known:
+    """The baseline that :func:`written` makes of these issues, as :func:`read` would read it back from ``path``."""
+    root = Path(os.path.abspath(path.parent))
+    return Known(path, Counter(fingerprint(issue, root) for issue in issues))
+
+
 def written(issues: Iterable[Issue], path: Path) -> bytes:
     """The baseline of these issues, to be kept at ``path``: sorted, so that it changes only where they do."""
     root = Path(os.path.abspath(path.parent))

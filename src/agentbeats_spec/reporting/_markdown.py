@@ -32,8 +32,7 @@ def markdown(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
         codes = Counter((issue.code, issue.severity) for issue in report.issues)
         out.write("\n| code | severity | issues |\n| --- | --- | ---: |\n")
         out.writelines(
-            f"| [`{code}`]({code_url(code)}) | {severity} | {count} |\n"
-            for (code, severity), count in sorted(codes.items())
+            f"| {_code_link(code)} | {severity} | {count} |\n" for (code, severity), count in sorted(codes.items())
         )
         rank = {"error": 0, "warning": 1, "info": 2}
         first = sorted(report.issues, key=lambda issue: rank[issue.severity])[:MARKDOWN_ISSUES]
@@ -47,6 +46,12 @@ def markdown(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
             out.write(f"- **{issue.severity}** `{issue.code}` {place}: {_markdown_code(issue.message)}{pointer}\n")
         if more:
             out.write(f"\n… and {more} more: see the annotations or the SARIF log.\n")
+
+
+def _code_link(code: str) -> str:
+    """A code, linked to its explanation where the project publishes its documentation's address (_links)."""
+    link = code_url(code)
+    return f"[`{code}`]({link})" if link else f"`{code}`"
 
 
 def _place(issue: Issue) -> str:

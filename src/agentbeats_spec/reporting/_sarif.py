@@ -10,7 +10,7 @@ from ..vocabulary._codes import CODES
 from ..vocabulary._issues import Issue
 from ..vocabulary._text import json_text, printable
 from ..vocabulary._version import __version__
-from ._links import PROJECT_URL, _uri, code_url
+from ._links import _uri, code_url, project_url
 from ._options import DEFAULT, Options, _configuration
 from ._source_lines import _secret_lines, _SourceLines
 
@@ -49,15 +49,7 @@ def sarif(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {
-                    "driver": {
-                        "name": "agentbeats-spec",
-                        "version": __version__,
-                        "semanticVersion": __version__,
-                        "informationUri": PROJECT_URL,
-                        "rules": rules,
-                    }
-                },
+                "tool": {"driver": _driver(rules)},
                 "invocations": [_invocation(report, options)],
                 "columnKind": "unicodeCodePoints",
                 "results": results,
@@ -67,23 +59,35 @@ def sarif(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
     out.write(json_text(json.dumps(document, ensure_ascii=False, indent=2)) + "\n")
 
 
+def _driver(rules: list[dict[str, object]]) -> dict[str, object]:
+    """The tool: its name and version, and its address only where the project publishes one (_links)."""
+    driver: dict[str, object] = {"name": "agentbeats-spec", "version": __version__, "semanticVersion": __version__}
+    address = project_url()
+    if address is not None:
+        driver["informationUri"] = address
+    return {**driver, "rules": rules}
+
+
 def _sarif_rule(code: str) -> dict[str, object]:
-    """A code as a SARIF rule: its meaning, the severities it is reported at, and where it is explained."""
+    """A code as a SARIF rule: its meaning, the severities it is reported at, and where it is explained: its row
+    of docs/codes.md where the project publishes its documentation's address, else the help says where to look."""
     entry = CODES[code]
     severities = f"{entry.severity}; {entry.when}" if entry.also else entry.severity
     full = f"{entry.meaning} Reported as: {severities}."
-    return {
+    link = code_url(code)
+    rule: dict[str, object] = {
         "id": code,
         "name": "".join(part.capitalize() for part in code.replace(".", "-").split("-")),
         "shortDescription": {"text": entry.meaning},
         "fullDescription": {"text": full},
-        "help": {
-            "text": f"{full} See {code_url(code)}",
-            "markdown": f"{full} See [`{code}` in docs/codes.md]({code_url(code)}).",
-        },
-        "helpUri": code_url(code),
-        "defaultConfiguration": {"level": _SARIF_LEVELS[entry.severity]},
     }
+    if link is None:
+        where = f"docs/codes.md of agentbeats-spec {__version__}"
+        rule["help"] = {"text": f"{full} See {where}.", "markdown": f"{full} See `{code}` in {where}."}
+    else:
+        rule["help"] = {"text": f"{full} See {link}", "markdown": f"{full} See [`{code}` in docs/codes.md]({link})."}
+        rule["helpUri"] = link
+    return {**rule, "defaultConfiguration": {"level": _SARIF_LEVELS[entry.severity]}}
 
 
 def _regions(issue: Issue, sources: _SourceLines) -> dict[str, object]:
