@@ -44,7 +44,10 @@ $(NATIVE): $(STAMP) src/agentbeats_spec/reading/_native.c setup.py
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(NATIVE)
 
+# The valid run's collected artifact carries its collector's sha256, which holds its permission bits (0644 in git),
+# as AgentCompass 1.0.1's reuse measures them: a checkout under another umask gets them back here.
 validate: $(RUNTIME)
+	@find fixtures/valid -path '*/artifacts/*' -type f -exec chmod 0644 {} +
 	$(BIN)/agentbeats-spec validate fixtures/valid
 	@echo
 	@echo "The invalid fixtures must fail, each with the issues listed in fixtures/expected-issues.json:"

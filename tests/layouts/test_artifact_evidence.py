@@ -216,7 +216,7 @@ def test_permissions_a_copy_under_another_umask_makes_are_a_warning(run: Path, m
     assert reuse_refuses(run) == "stored artifact checksum mismatch"
     found = [issue for issue in validate(run) if issue.severity != "info"]
     assert [(issue.code, issue.severity, issue.pointer) for issue in found] == [
-        ("layout.artifact-permissions", "warning", f"{ENTRIES}/2/sha256")
+        ("layout.artifact-permissions", "error", f"{ENTRIES}/2/sha256")
     ]
     assert found[0].message == (
         "collected artifact 'outputs/1' holds the names, sizes and bytes its collector recorded, but 'inner/log.txt' "

@@ -40,20 +40,21 @@ def checkout(source: Path, target: Path, umask: int) -> None:
 
 
 @pytest.mark.parametrize("umask", [0o022, 0o002])
-def test_a_checkout_of_the_valid_fixtures_is_valid_under_any_umask(
+def test_a_checkout_of_the_valid_fixtures_under_another_umask_names_the_chmod_reuse_needs(
     umask: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The collected artifact's sha256 holds its permission bits, which git does not keep: under umask 002 the
-    README's `agentbeats-spec validate fixtures/valid` still passes, and says what reuse would refuse."""
+    """The collected artifact's sha256 holds its permission bits, which git does not keep, and AgentCompass 1.0.1's
+    reuse refuses the artifact until they are restored: under umask 002 the check fails, naming the bits and the
+    chmod that makes the checkout what was collected (`make validate` runs it)."""
     checkout(VALID, tmp_path / "fixtures", umask)
     monkeypatch.chdir(tmp_path)
-    assert main(["validate", "--no-cache", "fixtures"]) == 0
+    assert main(["validate", "--no-cache", "fixtures"]) == (0 if umask == 0o022 else 1)
     out = capsys.readouterr().out
     found = [(issue.code, issue.severity) for issue in validate(tmp_path / "fixtures")]
     if umask == 0o022:  # the bits the collector hashed
         assert found == [] and out.startswith("valid: ")
     else:
-        assert found == [("layout.artifact-permissions", "warning")]
+        assert found == [("layout.artifact-permissions", "error")]
         assert "has permission bits 0664 where the collector's were 0644" in out
 
 

@@ -817,9 +817,9 @@ def _evidence_findings(entry: dict[str, Any], target: str, pointer: str) -> list
 def _copied_permissions(found: _evidence.Measure, digest: str, entry: dict[str, Any], pointer: str) -> Finding | None:
     """A warning where only the permission bits differ from those the collector hashed, as a copy under another
     umask makes them (git, cp, tar and object storage keep none but the owner's execute bit): the recorded sha256
-    is the digest of the same names, sizes and bytes with the bits a copy under a common umask gives. Not an error:
-    what the artifact holds is as collected, and the verdict must not depend on the umask of the machine that
-    checks (a worker copying from object storage has its own); a warning still, since reuse measures the bits."""
+    is the digest of the same names, sizes and bytes with the bits a copy under a common umask gives. An error
+    still, since AgentCompass 1.0.1's reuse hashes the bits and refuses the artifact until they are restored; a code
+    of its own, so that the message says the one thing to do (the chmod) instead of a bare mismatch."""
     for umask in _evidence.COMMON_UMASKS:
         if found.sha256(umask) != digest:
             continue
@@ -833,7 +833,7 @@ def _copied_permissions(found: _evidence.Measure, digest: str, entry: dict[str, 
             f"or copy under another umask than {umask:03o} makes them): AgentCompass 1.0.1 refuses to reuse it "
             f"until they are restored (chmod {recorded:04o})"
         )
-        return Finding(pointer, "layout.artifact-permissions", message, "warning")
+        return Finding(pointer, "layout.artifact-permissions", message)
     return None
 
 

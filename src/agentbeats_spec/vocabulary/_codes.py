@@ -290,7 +290,7 @@ TABLE: tuple[Code, ...] = (
         "A collected artifact that is not what its collector recorded (file count, size or sha256), or that the "
         "collector refuses (a link, a special file): AgentCompass 1.0.1 refuses to reuse it.",
     ),
-    Code("layout.artifact-permissions", "warning",
+    Code("layout.artifact-permissions", "error",
         "A collected artifact that holds what its collector recorded, but whose permission bits are those of a copy "
         "under another umask: AgentCompass 1.0.1 refuses to reuse it until they are restored.",
     ),
