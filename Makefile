@@ -102,9 +102,10 @@ fuzz: $(NATIVE)
 	echo "nice -n 10 $(BIN)/python fuzz/run.py --seconds $(FUZZ_SECONDS)"; \
 	nice -n 10 $(BIN)/python fuzz/run.py --seconds $(FUZZ_SECONDS)
 
-# All the benchmarks of docs/performance.md in one run (minutes; the trees are generated once in /tmp).
-bench: $(NATIVE)
-	nice -n 10 $(BIN)/python benchmarks/suite.py
+# Issue 37's measures in interleaved rounds of one run (minutes; the trees are generated once in /tmp): the floor,
+# ours, Ajv (tests/node), export and watch; BENCH_FLAGS="--all" adds the older tables of docs/performance.md.
+bench: $(NATIVE) $(AJV)
+	nice -n 10 $(BIN)/python benchmarks/suite.py $(BENCH_FLAGS)
 
 clean:
 	rm -rf $(VENV) dist build .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -17,39 +17,67 @@
 #include <Python.h>
 #include <dirent.h>
 #include <errno.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 enum { DTYPE_AS_IS = 0, DTYPE_UNKNOWN = 1, DTYPE_REGULAR = 2 };
-static int hook_dtype;      /* what readdir says of an entry's type */
+static int hook_dtype;      /* what a listing says of an entry's type */
 static long hook_chunk;     /* when > 0, read gives at most this many bytes a call */
-static int hook_grow;       /* when set, a read at the end of a file finds one byte more (it grew) */
-static long hook_fail_at;   /* when > 0, the readdir call of this number (from 1) fails with EIO */
-static long hook_readdirs;  /* readdir calls since the hooks were set */
+static int hook_grow;       /* when set, a read that reaches the end of a file, asking for more, finds one byte more */
+static long hook_fail_at;   /* when > 0, the listing call of this number (from 1) fails with EIO */
+static long hook_readdirs;  /* listing calls (readdir, getdents64) since the hooks were set */
 
-static struct dirent *fuzz_readdir(DIR *dir) {
+static int hook_fails(void) {
     hook_readdirs++;
     if (hook_fail_at > 0 && hook_readdirs == hook_fail_at) {
         errno = EIO;
-        return NULL;
+        return 1;
     }
+    return 0;
+}
+
+static unsigned char hooked_type(unsigned char type) {
+    return hook_dtype == DTYPE_UNKNOWN ? DT_UNKNOWN : hook_dtype == DTYPE_REGULAR ? DT_REG : type;
+}
+
+static struct dirent *fuzz_readdir(DIR *dir) {
+    if (hook_fails()) return NULL;
     struct dirent *entry = readdir(dir);
-    if (entry != NULL && hook_dtype == DTYPE_UNKNOWN) entry->d_type = DT_UNKNOWN;
-    if (entry != NULL && hook_dtype == DTYPE_REGULAR) entry->d_type = DT_REG;
+    if (entry != NULL) entry->d_type = hooked_type(entry->d_type);
     return entry;
 }
 
+#if defined(__linux__)
+#include <sys/syscall.h>
+/* The folder reader's getdents64 (reading/_native.c LIST_STEP), its records' types rewritten as readdir's are. */
+static long fuzz_list_step(int fd, char *buffer, size_t size) {
+    if (hook_fails()) return -1;
+    long got = syscall(SYS_getdents64, fd, buffer, size);
+    for (long at = 0; at < got;) {
+        unsigned short length;
+        memcpy(&length, buffer + at + 16, sizeof length); /* d_reclen, after d_ino and d_off */
+        buffer[at + 18] = (char)hooked_type((unsigned char)buffer[at + 18]); /* d_type */
+        at += length;
+    }
+    return got;
+}
+#define LIST_STEP(fd, buffer, size) fuzz_list_step((fd), (buffer), (size))
+#endif
+
 static ssize_t fuzz_read(int fd, void *buffer, size_t count) {
-    if (hook_grow && count > 0) {
+    size_t asked = count;
+    if (hook_chunk > 0 && count > (size_t)hook_chunk) count = (size_t)hook_chunk;
+    ssize_t got = read(fd, buffer, count);
+    if (hook_grow && got >= 0 && (size_t)got < asked) { /* room for one byte more */
         struct stat st;
         off_t at = lseek(fd, 0, SEEK_CUR);
         if (at >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && at >= st.st_size) {
-            *(char *)buffer = ' ';
-            return 1;
+            ((char *)buffer)[got] = ' ';
+            return got + 1;
         }
     }
-    if (hook_chunk > 0 && count > (size_t)hook_chunk) count = (size_t)hook_chunk;
-    return read(fd, buffer, count);
+    return got;
 }
 
 /* Function-like, so that only the calls are redirected (a variable named read stays what it is). */
@@ -88,8 +116,8 @@ static PyObject *hooks_advance(PyObject *module, PyObject *args) {
 static PyMethodDef hooks_methods[] = {
     {"advance", hooks_advance, METH_VARARGS, "advance(fd): list the folder fd to its end, leaving its offset there"},
     {"set", hooks_set, METH_VARARGS,
-     "set(dtype, chunk, grow, fail_at): readdir's d_type (0 as is, 1 DT_UNKNOWN, 2 DT_REG), read's largest "
-     "step (0: any), whether a read at a file's end finds one byte more, the readdir call that fails (0: none)"},
+     "set(dtype, chunk, grow, fail_at): a listing's d_type (0 as is, 1 DT_UNKNOWN, 2 DT_REG), read's largest "
+     "step (0: any), whether a read reaching a file's end finds one byte more, the listing call that fails (0: none)"},
     {NULL, NULL, 0, NULL},
 };
 

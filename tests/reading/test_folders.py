@@ -226,6 +226,53 @@ def test_after_the_native_call_scandir_of_the_same_descriptor_lists_the_same(tmp
 
 
 @native
+def test_a_descriptor_another_listing_left_part_way_is_listed_whole_and_left_at_its_start(tmp_path: Path) -> None:
+    """The listing reads the folder's own descriptor (getdents64 on Linux), whose offset is shared with every
+    duplicate: it starts at the beginning whatever an earlier listing left, and leaves it there."""
+    names = sorted(f"{number:03}.json" for number in range(40))
+    for name in names:
+        (tmp_path / name).write_bytes(b"{}")
+    descriptor = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        with os.scandir(descriptor) as scan:  # a duplicate, sharing the offset, left part way
+            next(scan)
+            next(scan)
+            listed = _native.read_folder(descriptor, (frozenset(), ".json", ()), 64, 8)
+            assert sorted(name for name, _, _ in listed) == names
+            assert all(read is not None for _, _, read in listed)
+        assert sorted(os.listdir(descriptor)) == names
+        assert sorted(name for name, _, _ in _native.read_folder(descriptor, (frozenset(), None, ()), 64, 8)) == names
+    finally:
+        os.close(descriptor)
+
+
+@native
+def test_a_folder_of_more_names_than_one_listing_call_holds_is_listed_whole(tmp_path: Path) -> None:
+    names = sorted(f"{number:04}-{'x' * 200}.json" for number in range(300))  # about 70 kB of records
+    for name in names:
+        (tmp_path / name).write_bytes(b"[1]")
+    reads = compare(tmp_path, frozenset(), ".json", MAX_SIZE, MAX_DEPTH)
+    assert sorted(reads) == names and all(read is not None for read in reads.values())
+
+
+@native
+@pytest.mark.parametrize("size", [2, 4095, 4096, 4097, 65536, 1 << 20])
+def test_a_file_of_any_size_is_read_whole_in_one_call(tmp_path: Path, size: int) -> None:
+    """A file is read with one byte more than fstat says (a read that stops short at its size has met its end):
+    every size, page edges included, gives the file's exact bytes and its parse."""
+    body = b'"' + b"a" * (size - 2) + b'"'
+    (tmp_path / "f.json").write_bytes(body)
+    descriptor = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        ((_, _, read),) = _native.read_folder(descriptor, (frozenset(), ".json", ()), size, 8)
+        assert read is not None and read[0] == body and read[1] == "a" * (size - 2)
+        ((_, _, smaller),) = _native.read_folder(descriptor, (frozenset(), ".json", ()), size - 1, 8)
+        assert smaller is None  # one byte over the limit: the ordinary read reports it
+    finally:
+        os.close(descriptor)
+
+
+@native
 def test_a_file_named_just_the_suffix_is_wanted(tmp_path: Path) -> None:
     (tmp_path / ".json").write_bytes(CLEAN)
     reads = compare(tmp_path, frozenset(), ".json", MAX_SIZE, MAX_DEPTH)

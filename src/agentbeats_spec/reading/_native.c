@@ -33,6 +33,9 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
 #endif
 
 /* One bit per reason; the first reason met ends the pass. */
@@ -659,22 +662,29 @@ static PyObject *read_entry(int folder, const char *name, Py_ssize_t max_size, i
     struct stat st;
     PyObject *raw = NULL;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > max_size || st.st_size < 0) goto fallback;
-    raw = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)st.st_size);
+    /* One byte more than fstat said, which shows a file that grew: a read that stops short of what it asked for at
+     * the size fstat gave has met the file's end, so a file read whole takes one read, not a read and a second
+     * one that finds the end. A read that stops short elsewhere is read on. */
+    Py_ssize_t size = (Py_ssize_t)st.st_size;
+    raw = PyBytes_FromStringAndSize(NULL, size + 1);
     if (raw == NULL) {
         close(fd);
         return NULL;
     }
     char *buffer = PyBytes_AS_STRING(raw);
     Py_ssize_t got = 0;
-    while (got < (Py_ssize_t)st.st_size) {
-        ssize_t step = read(fd, buffer + got, (size_t)((Py_ssize_t)st.st_size - got));
-        if (step <= 0) goto fallback; /* shrunk, interrupted, failed: the ordinary read says what it finds */
+    for (;;) {
+        size_t asked = (size_t)(size + 1 - got);
+        ssize_t step = read(fd, buffer + got, asked);
+        if (step < 0) goto fallback; /* interrupted, failed: the ordinary read says what it finds */
         got += step;
+        if (step == 0 || got > size || (got == size && (size_t)step < asked)) break;
     }
-    char extra;
-    if (read(fd, &extra, 1) != 0) goto fallback; /* it grew since fstat (or failed) */
+    if (got != size) goto fallback; /* shrunk, or grew since fstat: the ordinary read says what it finds */
     close(fd);
     fd = -1;
+    if (_PyBytes_Resize(&raw, size) < 0) return NULL; /* in place: the byte more is dropped */
+    buffer = PyBytes_AS_STRING(raw);
     PyObject *parsed = parse_document((const unsigned char *)buffer, got, max_depth, 1);
     if (parsed == NULL) {
         Py_DECREF(raw);
@@ -696,8 +706,9 @@ fallback:
     Py_RETURN_NONE;
 }
 
-/* The next entry of a listing other than "." and "..": 1 (and *entry), 0 at its end, -1 when the listing failed. */
-static int next_entry(DIR *dir, struct dirent **entry) {
+/* The next entry of a readdir listing other than "." and "..": 1 (and *entry), 0 at its end, -1 when the listing
+ * failed. */
+static int next_dirent(DIR *dir, struct dirent **entry) {
     for (;;) {
         errno = 0;
         *entry = readdir(dir);
@@ -706,6 +717,92 @@ static int next_entry(DIR *dir, struct dirent **entry) {
         if (!(name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)))) return 1;
     }
 }
+
+/* A folder's listing, entry by entry. On Linux it is read by getdents64 on the folder's own descriptor (a
+ * listing of a few names is two calls), which moves that descriptor's offset: a listing starts by putting it at
+ * the beginning (unless the descriptor was just opened) and leaves it there, as os.scandir leaves a descriptor.
+ * Elsewhere, readdir on a duplicate (fdopendir closes what it is given). */
+#if defined(__linux__)
+#ifndef LIST_STEP /* the fuzz harness puts its hooks here */
+#define LIST_STEP(fd, buffer, size) syscall(SYS_getdents64, (fd), (buffer), (size))
+#endif
+#define LISTING_BUFFER 8192
+typedef struct {
+    int fd;
+    long at, filled;
+    union { /* aligned for the records' 8-byte members */
+        uint64_t align;
+        char bytes[LISTING_BUFFER];
+    } buffer;
+} Listing;
+struct listed_record { /* the kernel's struct linux_dirent64 */
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+
+static int listing_open(Listing *listing, int folder, int fresh) {
+    listing->fd = folder;
+    listing->at = listing->filled = 0;
+    return fresh || lseek(folder, 0, SEEK_SET) == 0 ? 0 : -1;
+}
+
+static void listing_close(Listing *listing) { (void)lseek(listing->fd, 0, SEEK_SET); }
+
+/* The next entry other than "." and "..": 1 (and its name and type), 0 at the end, -1 when the listing failed. */
+static int next_entry(Listing *listing, const char **name, unsigned char *type) {
+    for (;;) {
+        if (listing->at >= listing->filled) {
+            long got = (long)LIST_STEP(listing->fd, listing->buffer.bytes, LISTING_BUFFER);
+            if (got <= 0) return got == 0 ? 0 : -1;
+            listing->filled = got;
+            listing->at = 0;
+        }
+        struct listed_record *record = (struct listed_record *)(listing->buffer.bytes + listing->at);
+        listing->at += record->d_reclen;
+        const char *found = record->d_name;
+        if (!(found[0] == '.' && (found[1] == 0 || (found[1] == '.' && found[2] == 0)))) {
+            *name = found;
+            *type = record->d_type;
+            return 1;
+        }
+    }
+}
+#else
+typedef struct {
+    DIR *dir;
+} Listing;
+
+static int listing_open(Listing *listing, int folder, int fresh) {
+    (void)fresh;
+    int copy = dup(folder); /* closedir closes it: the caller's descriptor stays open */
+    if (copy < 0) return -1;
+    listing->dir = fdopendir(copy);
+    if (listing->dir == NULL) {
+        close(copy);
+        return -1;
+    }
+    rewinddir(listing->dir); /* the duplicate shares the caller's offset, which an earlier listing may have moved */
+    return 0;
+}
+
+static void listing_close(Listing *listing) {
+    rewinddir(listing->dir); /* as os.scandir leaves a descriptor: the next listing of it starts at the beginning */
+    closedir(listing->dir);
+}
+
+static int next_entry(Listing *listing, const char **name, unsigned char *type) {
+    struct dirent *entry;
+    int listed_one = next_dirent(listing->dir, &entry);
+    if (listed_one == 1) {
+        *name = entry->d_name;
+        *type = entry->d_type;
+    }
+    return listed_one;
+}
+#endif
 
 /* What read_folder reads in one folder, as the caller's ``plan`` tuple says: (names, suffix, folders), where
  * names is a frozenset of file names, suffix a str or None, and folders a tuple of (name, is_prefix, plan): the
@@ -772,7 +869,7 @@ static PyObject *sub_plan(const Plan *plan, PyObject *decoded) {
     return Py_None;
 }
 
-static PyObject *list_folder(int folder, const Plan *plan, int depth, int *opened);
+static PyObject *list_folder(int folder, const Plan *plan, int depth, int *opened, int fresh);
 
 static void close_opened(PyObject *found);
 
@@ -787,7 +884,7 @@ static PyObject *list_sub_folder(int folder, const char *name, PyObject *plan_tu
     int fd = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) Py_RETURN_NONE;
     ++*opened;
-    PyObject *found = list_folder(fd, &plan, depth + 1, opened);
+    PyObject *found = list_folder(fd, &plan, depth + 1, opened, 1);
     if (found == NULL || found == Py_None) {
         close(fd);
         return found;
@@ -802,31 +899,24 @@ static PyObject *list_sub_folder(int folder, const char *name, PyObject *plan_tu
 }
 
 /* The entries of the folder open as ``folder``, by ``plan``: [(name, type, read)], unsorted; Py_None when it cannot
- * be listed (the caller lists it the ordinary way, which reports why); NULL with an exception set. */
-static PyObject *list_folder(int folder, const Plan *plan, int depth, int *opened) {
-    int listed = dup(folder); /* closedir closes it: the caller's descriptor stays open */
-    if (listed < 0) Py_RETURN_NONE;
-    DIR *dir = fdopendir(listed);
-    if (dir == NULL) {
-        close(listed);
-        Py_RETURN_NONE;
-    }
-    rewinddir(dir); /* the duplicate shares the caller's offset, which an earlier listing may have moved */
+ * be listed (the caller lists it the ordinary way, which reports why); NULL with an exception set. ``fresh``: the
+ * descriptor was just opened by this call (its offset is the beginning). */
+static PyObject *list_folder(int folder, const Plan *plan, int depth, int *opened, int fresh) {
+    Listing listing;
+    if (listing_open(&listing, folder, fresh) < 0) Py_RETURN_NONE;
     PyObject *found = PyList_New(0);
     if (found == NULL) goto fail;
     for (;;) {
-        struct dirent *entry;
-        int listed_one = next_entry(dir, &entry);
+        const char *name;
+        unsigned char d_type;
+        int listed_one = next_entry(&listing, &name, &d_type);
         if (listed_one == 0) break;
         if (listed_one < 0) { /* the listing failed part way: the ordinary listing says why */
-            rewinddir(dir);
-            closedir(dir);
+            listing_close(&listing);
             close_opened(found); /* the sub-folders it opened so far */
             Py_DECREF(found);
             Py_RETURN_NONE;
         }
-        const char *name = entry->d_name;
-        unsigned char d_type = entry->d_type;
         if (d_type == DT_UNKNOWN) {
             struct stat st;
             /* gone since, or cannot be asked: os.scandir's entry then says neither link, folder nor file */
@@ -866,12 +956,10 @@ static PyObject *list_folder(int folder, const Plan *plan, int depth, int *opene
         Py_DECREF(read);
         Py_DECREF(item);
     }
-    rewinddir(dir); /* as os.scandir leaves a descriptor: the next listing of it starts at the beginning */
-    closedir(dir);
+    listing_close(&listing);
     return found;
 fail:
-    rewinddir(dir);
-    closedir(dir);
+    listing_close(&listing);
     close_opened(found);
     Py_XDECREF(found);
     return NULL;
@@ -963,7 +1051,7 @@ static PyObject *sorted_entries(int folder, struct stat **infos) {
     }
     for (;;) {
         struct dirent *entry;
-        int listed_one = next_entry(dir, &entry);
+        int listed_one = next_dirent(dir, &entry);
         if (listed_one == 0) break;
         if (listed_one < 0) {
             closedir(dir);
@@ -1107,7 +1195,7 @@ static PyObject *native_read_folder(PyObject *module, PyObject *args) {
     Plan plan;
     if (parse_plan(plan_tuple, &plan, max_size, max_depth) < 0) return NULL;
     int opened = 0;
-    return list_folder(folder, &plan, 0, &opened);
+    return list_folder(folder, &plan, 0, &opened, 0);
 }
 #endif
 
