@@ -324,8 +324,11 @@ def _valid_part(schema_id: str, instance: Any, strict_integers: bool) -> bool:
     cannot tell)."""
     if schema_id.partition("#")[0] not in documents():
         return False  # not one of ours: python-jsonschema says what it makes of it
+    fast = fast_validator(schema_id, strict_integers)
+    if fast is None:
+        return False
     try:
-        return bool(fast_validator(schema_id, strict_integers).is_valid(instance))
+        return bool(fast.is_valid(instance))
     except ValueError:  # jsonschema-rs's recursion limit (see _fast_verdict)
         return False
 

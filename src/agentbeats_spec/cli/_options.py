@@ -78,6 +78,11 @@ def _report_options(command: argparse.ArgumentParser, name: str) -> None:
         "--no-context", action="store_true", help="text format: do not show the source line under each issue"
     )
     command.add_argument(
+        "--no-group", action="store_true",
+        help="text format: each issue on its own line, not one line for the same finding in many files; github "
+        "format: every annotation, not at most 10 of a code",
+    )  # fmt: skip
+    command.add_argument(
         "-q", "--quiet", action="store_true",
         help="text format: only the summary, and nothing at all when the check passes",
     )  # fmt: skip
