@@ -63,7 +63,7 @@ def test_the_context_of_a_group_is_its_first_file(tmp_path: Path, capsys: pytest
         " and 1 more (--no-group lists each, as --format json does)"
     )
     assert lines[first + 2] == "    at /schema_version"
-    assert sum("    at /schema_version" == line for line in lines) == 1
+    assert sum(line == "    at /schema_version" for line in lines) == 1
 
 
 def test_a_finding_in_no_more_files_than_a_group_names_stays_one_line_each(
