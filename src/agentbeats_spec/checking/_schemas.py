@@ -296,7 +296,9 @@ def _pruned_validator(schema_id: str, strict_integers: bool) -> Any:
     steps, where jsonschema-rs takes a fraction of one): a tree with one mistake in each of its 6,000 files took
     thirteen times as long as the same tree without it. A part valid by jsonschema-rs holds no error of
     python-jsonschema (the engines agree, tests/reading/test_engines.py), so only the parts that hold errors are
-    walked, and the errors, their order and their messages are the reference engine's as before.
+    walked, and the errors, their order and their messages are the reference engine's as before. A member or an
+    item whose schema is a ``$ref`` alone is asked of jsonschema-rs before python-jsonschema descends into it at
+    all: most of a document is such members and items, and a descent costs more than the answer.
     ``strict_integers``: as :func:`fast_validator`'s ``integral_floats``.
     """
     plain = validator(schema_id)
@@ -304,14 +306,43 @@ def _pruned_validator(schema_id: str, strict_integers: bool) -> Any:
         return plain
     from jsonschema import validators
 
-    def ref(checker: Any, reference: str, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
-        base = getattr(checker._resolver, "_base_uri", None)  # referencing's Resolver keeps it private
-        if isinstance(base, str) and _valid_part(_joined(base, reference), instance, strict_integers):
-            return
-        yield from checker._validate_reference(ref=reference, instance=instance)
+    stock = type(plain).VALIDATORS
 
-    pruned = validators.extend(type(plain), validators={"$ref": ref})
+    def valid(checker: Any, schema: Any, instance: Any) -> bool:
+        """Whether ``instance`` is valid against ``schema``, where that is cheap to tell: the schema true, or a $ref
+        alone, which jsonschema-rs judges."""
+        if schema is True:
+            return True
+        if not isinstance(schema, dict) or not isinstance(schema.get("$ref"), str) or not schema.keys() <= _NOTES:
+            return False
+        base = getattr(checker._resolver, "_base_uri", None)  # referencing's Resolver keeps it private
+        return isinstance(base, str) and _valid_part(_joined(base, schema["$ref"]), instance, strict_integers)
+
+    def ref(checker: Any, reference: str, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+        if not valid(checker, {"$ref": reference}, instance):
+            yield from checker._validate_reference(ref=reference, instance=instance)
+
+    def properties(checker: Any, members: dict[str, Any], instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+        if not checker.is_type(instance, "object"):
+            return
+        for name, member in members.items():  # as python-jsonschema's own keyword, but for the valid members
+            if name in instance and not valid(checker, member, instance[name]):
+                yield from checker.descend(instance[name], member, path=name, schema_path=name)
+
+    def items(checker: Any, item: Any, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+        if "prefixItems" in schema or not checker.is_type(instance, "array") or not isinstance(item, dict):
+            yield from stock["items"](checker, item, instance, schema)
+            return
+        for index, value in enumerate(instance):
+            if not valid(checker, item, value):
+                yield from checker.descend(instance=value, schema=item, path=index)
+
+    pruned = validators.extend(type(plain), validators={"$ref": ref, "properties": properties, "items": items})
     return pruned(plain.schema, registry=registry(), format_checker=plain.format_checker)
+
+
+# The members a schema may hold beside a $ref and still be the $ref alone (annotations: no assertion).
+_NOTES = frozenset(("$ref", "description", "title", "$comment", "examples", "default", "deprecated"))
 
 
 @functools.lru_cache(maxsize=4096)
