@@ -44,7 +44,7 @@ def invalid_twin(run: Path, into: Path) -> int:
     return changed
 
 
-def timed(tree: Path, format_: str, jobs: str, out: Path) -> Measure:
+def timed(tree: Path, expected: int, format_: str, jobs: str, out: Path) -> Measure:
     """Wall time, CPU time (the command and its workers), exit code and lines written of one validate."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
@@ -56,6 +56,8 @@ def timed(tree: Path, format_: str, jobs: str, out: Path) -> Measure:
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     with out.open("rb") as written:
         lines = sum(1 for _ in written)
+    if status != expected:  # a run that failed otherwise (exit 2 or 3) measures nothing
+        raise SystemExit(f"validate of {tree} exited {status}")
     return wall, cpu, status, lines
 
 
@@ -87,14 +89,14 @@ def main() -> int:
     try:
         changed = invalid_twin(arguments.run, work / "invalid")
         print(f"{changed} trajectories without their schema_version; --jobs {arguments.jobs}")
-        trees = {"valid": arguments.run, "invalid": work / "invalid"}
+        trees = {"valid": (arguments.run, 0), "invalid": (work / "invalid", 1)}  # and their exit codes
         load = os.getloadavg()
         print(f"load average at the start: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cores")
         found: dict[tuple[str, str], list[Measure]] = {}
         for _ in range(arguments.rounds):
             for format_ in arguments.formats.split(","):
-                for name, tree in trees.items():
-                    measure = timed(tree, format_, arguments.jobs, work / "out")
+                for name, (tree, expected) in trees.items():
+                    measure = timed(tree, expected, format_, arguments.jobs, work / "out")
                     found.setdefault((format_, name), []).append(measure)
         for format_ in arguments.formats.split(","):
             summary(format_, [found[format_, name] for name in trees])

@@ -46,15 +46,21 @@ def _grouped(issues: list[Issue]) -> list[list[Issue]]:
     :data:`NAMED` files as one group, where its first stood; the rest each alone."""
     findings: dict[tuple[str, str, str, str], list[Issue]] = {}
     for issue in issues:
-        findings.setdefault((issue.severity, issue.code, issue.pointer, issue.message), []).append(issue)
+        findings.setdefault(_finding(issue), []).append(issue)
+    many = {finding for finding, group in findings.items() if len({issue.file for issue in group}) > NAMED}
     groups = []
     for issue in issues:
-        group = findings[issue.severity, issue.code, issue.pointer, issue.message]
-        if len({each.file for each in group}) <= NAMED:
+        finding = _finding(issue)
+        if finding not in many:
             groups.append([issue])
-        elif group[0] is issue:
-            groups.append(group)
+        elif findings[finding][0] is issue:
+            groups.append(findings[finding])
     return groups
+
+
+def _finding(issue: Issue) -> tuple[str, str, str, str]:
+    """What makes two issues of two files the same finding."""
+    return issue.severity, issue.code, issue.pointer, issue.message
 
 
 def _how_many(group: list[Issue]) -> str:
