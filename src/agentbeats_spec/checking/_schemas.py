@@ -93,12 +93,13 @@ if os.environ.get("AGENTBEATS_SPEC_PURE"):
 
 
 @functools.cache
-def fast_validator(schema_id: str, integral_floats: bool = True) -> Any:
+def fast_validator(schema_id: str, integral_floats: bool = True, items: bool = False) -> Any:
     """A compiled jsonschema-rs validator, or None where the compiled wheel is missing.
 
     ``integral_floats``: whether the documents it checks may hold a float with no fractional part (1.0). Only on
     such a number do JSON Schema's "integer" (jsonschema-rs's) and ours differ, so a document the native reader
-    saw none in is checked without our keyword for it, whose Python callback runs for every integer.
+    saw none in is checked without our keyword for it, whose Python callback runs for every integer. ``items``:
+    a validator of arrays whose every item is valid against the schema.
     """
     if jsonschema_rs is None:
         return None
@@ -108,8 +109,9 @@ def fast_validator(schema_id: str, integral_floats: bool = True) -> Any:
     else:
         copies = {uri: _without_dialect(document) for uri, document in documents().items()}
         keywords = {}
+    root = {"$ref": schema_id} if "#" in schema_id or items else copies[schema_id]
     return jsonschema_rs.Draft202012Validator(
-        {"$ref": schema_id} if "#" in schema_id else copies[schema_id],
+        {"items": root} if items else root,
         registry=jsonschema_rs.Registry(list(copies.items())),
         validate_formats=False,
         keywords=keywords,
@@ -307,16 +309,28 @@ def _pruned_validator(schema_id: str, strict_integers: bool) -> Any:
     from jsonschema import validators
 
     stock = type(plain).VALIDATORS
+    known_invalid: list[tuple[str, int]] = []  # the last part found invalid, which a descent asks about again
 
-    def valid(checker: Any, schema: Any, instance: Any) -> bool:
-        """Whether ``instance`` is valid against ``schema``, where that is cheap to tell: the schema true, or a $ref
-        alone, which jsonschema-rs judges."""
+    def target(checker: Any, schema: Any) -> str | None:
+        """The schema a schema that is a $ref alone stands for (None: any other schema)."""
+        if not isinstance(schema, dict) or not isinstance(schema.get("$ref"), str) or not schema.keys() <= _NOTES:
+            return None
+        base = getattr(checker._resolver, "_base_uri", None)  # referencing's Resolver keeps it private
+        return _joined(base, schema["$ref"]) if isinstance(base, str) else None
+
+    def valid(checker: Any, schema: Any, instance: Any, items: bool = False) -> bool:
+        """Whether ``instance`` is valid against ``schema`` (``items``: each of its items), where that is cheap to
+        tell: the schema true, or a $ref alone, which jsonschema-rs judges. False: invalid, or cannot tell (a
+        wrong False costs a descent, never a finding)."""
         if schema is True:
             return True
-        if not isinstance(schema, dict) or not isinstance(schema.get("$ref"), str) or not schema.keys() <= _NOTES:
+        uri = target(checker, schema)
+        if uri is None or (uri, id(instance)) in known_invalid:
             return False
-        base = getattr(checker._resolver, "_base_uri", None)  # referencing's Resolver keeps it private
-        return isinstance(base, str) and _valid_part(_joined(base, schema["$ref"]), instance, strict_integers)
+        if _valid_part(uri, instance, strict_integers, items):
+            return True
+        known_invalid[:] = [(uri, id(instance))]
+        return False
 
     def ref(checker: Any, reference: str, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
         if not valid(checker, {"$ref": reference}, instance):
@@ -332,6 +346,8 @@ def _pruned_validator(schema_id: str, strict_integers: bool) -> Any:
     def items(checker: Any, item: Any, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
         if "prefixItems" in schema or not checker.is_type(instance, "array") or not isinstance(item, dict):
             yield from stock["items"](checker, item, instance, schema)
+            return
+        if valid(checker, item, instance, items=True):  # every item at once: one question, not one per item
             return
         for index, value in enumerate(instance):
             if not valid(checker, item, value):
@@ -350,12 +366,12 @@ def _joined(base: str, reference: str) -> str:
     return urljoin(base, reference)
 
 
-def _valid_part(schema_id: str, instance: Any, strict_integers: bool) -> bool:
-    """Whether jsonschema-rs finds ``instance`` valid against the schema at ``schema_id`` (False: it does not, or
-    cannot tell)."""
+def _valid_part(schema_id: str, instance: Any, strict_integers: bool, items: bool = False) -> bool:
+    """Whether jsonschema-rs finds ``instance`` (``items``: each of its items) valid against the schema at
+    ``schema_id`` (False: it does not, or cannot tell)."""
     if schema_id.partition("#")[0] not in documents():
         return False  # not one of ours: python-jsonschema says what it makes of it
-    fast = fast_validator(schema_id, strict_integers)
+    fast = fast_validator(schema_id, strict_integers, items)
     if fast is None:
         return False
     try:
