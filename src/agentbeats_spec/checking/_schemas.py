@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
@@ -312,25 +313,35 @@ def _pruned_validator(schema_id: str, strict_integers: bool) -> Any:
     known_invalid: list[tuple[str, int]] = []  # the last part found invalid, which a descent asks about again
 
     def target(checker: Any, schema: Any) -> str | None:
-        """The schema a schema that is a $ref alone stands for (None: any other schema)."""
-        if not isinstance(schema, dict) or not isinstance(schema.get("$ref"), str) or not schema.keys() <= _NOTES:
+        """Where jsonschema-rs finds ``schema``: a $ref alone stands for what it names, any other schema of our
+        files for its own place (None: a schema of no place, such as a copy)."""
+        if not isinstance(schema, dict):
             return None
-        base = getattr(checker._resolver, "_base_uri", None)  # referencing's Resolver keeps it private
-        return _joined(base, schema["$ref"]) if isinstance(base, str) else None
+        reference = schema.get("$ref")
+        if isinstance(reference, str) and schema.keys() <= _NOTES:
+            base = getattr(checker._resolver, "_base_uri", None)  # referencing's Resolver keeps it private
+            return _joined(base, reference) if isinstance(base, str) else None
+        return _places().get(id(schema))
 
-    def valid(checker: Any, schema: Any, instance: Any, items: bool = False) -> bool:
-        """Whether ``instance`` is valid against ``schema`` (``items``: each of its items), where that is cheap to
-        tell: the schema true, or a $ref alone, which jsonschema-rs judges. False: invalid, or cannot tell (a
-        wrong False costs a descent, never a finding)."""
+    def verdict(checker: Any, schema: Any, instance: Any, items: bool = False) -> bool | None:
+        """Whether ``instance`` (``items``: each of its items) is valid against ``schema``, where jsonschema-rs
+        can tell (None: it cannot)."""
         if schema is True:
             return True
         uri = target(checker, schema)
-        if uri is None or (uri, id(instance)) in known_invalid:
+        if uri is None:
+            return None
+        if (uri, id(instance)) in known_invalid:
             return False
-        if _valid_part(uri, instance, strict_integers, items):
-            return True
-        known_invalid[:] = [(uri, id(instance))]
-        return False
+        found = _verdict_of_part(uri, instance, strict_integers, items)
+        if found is False:
+            known_invalid[:] = [(uri, id(instance))]
+        return found
+
+    def valid(checker: Any, schema: Any, instance: Any, items: bool = False) -> bool:
+        """Whether ``instance`` is surely valid against ``schema`` (False: invalid, or cannot tell; a wrong False
+        costs a descent, never a finding)."""
+        return verdict(checker, schema, instance, items) is True
 
     def ref(checker: Any, reference: str, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
         if not valid(checker, {"$ref": reference}, instance):
@@ -353,7 +364,17 @@ def _pruned_validator(schema_id: str, strict_integers: bool) -> Any:
             if not valid(checker, item, value):
                 yield from checker.descend(instance=value, schema=item, path=index)
 
-    pruned = validators.extend(type(plain), validators={"$ref": ref, "properties": properties, "items": items})
+    def if_(checker: Any, condition: Any, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+        holds = verdict(checker, condition, instance)  # as python-jsonschema's own keyword, asked of jsonschema-rs
+        if holds is None:
+            holds = checker.evolve(schema=condition).is_valid(instance)
+        branch = "then" if holds else "else"
+        if branch in schema and not valid(checker, schema[branch], instance):
+            yield from checker.descend(instance, schema[branch], schema_path=branch)
+
+    pruned = validators.extend(
+        type(plain), validators={"$ref": ref, "properties": properties, "items": items, "if": if_}
+    )
     return pruned(plain.schema, registry=registry(), format_checker=plain.format_checker)
 
 
@@ -366,18 +387,44 @@ def _joined(base: str, reference: str) -> str:
     return urljoin(base, reference)
 
 
-def _valid_part(schema_id: str, instance: Any, strict_integers: bool, items: bool = False) -> bool:
+def _verdict_of_part(schema_id: str, instance: Any, strict_integers: bool, items: bool = False) -> bool | None:
     """Whether jsonschema-rs finds ``instance`` (``items``: each of its items) valid against the schema at
-    ``schema_id`` (False: it does not, or cannot tell)."""
+    ``schema_id`` (None: it cannot tell)."""
     if schema_id.partition("#")[0] not in documents():
-        return False  # not one of ours: python-jsonschema says what it makes of it
-    fast = fast_validator(schema_id, strict_integers, items)
-    if fast is None:
-        return False
+        return None  # not one of ours: python-jsonschema says what it makes of it
     try:
-        return bool(fast.is_valid(instance))
-    except ValueError:  # jsonschema-rs's recursion limit (see _fast_verdict)
-        return False
+        fast = fast_validator(schema_id, strict_integers, items)
+        return None if fast is None else bool(fast.is_valid(instance))
+    except ValueError:  # jsonschema-rs's recursion limit (see _fast_verdict), or a place it cannot compile
+        return None
+    except jsonschema_rs.ReferencingError:  # a place it cannot resolve
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def _places() -> dict[int, str]:
+    """Each schema object below the top of a schema file (which validation shares with :func:`documents`), by its
+    ``id``: its URI, the file's and a JSON Pointer, where jsonschema-rs finds the same schema."""
+    found: dict[int, str] = {}
+    pending: list[tuple[Any, str]] = []
+    for uri, document in documents().items():
+        pending.extend((value, f"{uri}#/{_escaped(key)}") for key, value in document.items())
+    while pending:
+        node, where = pending.pop()
+        if isinstance(node, dict):
+            if _PLAIN.fullmatch(where.partition("#")[2]):  # a pointer that needs no escape in a URI's fragment
+                found[id(node)] = where
+            pending.extend((value, f"{where}/{_escaped(key)}") for key, value in node.items())
+        elif isinstance(node, list):
+            pending.extend((value, f"{where}/{index}") for index, value in enumerate(node))
+    return found
+
+
+_PLAIN = re.compile("[A-Za-z0-9_$.~/-]*")
+
+
+def _escaped(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
 
 
 def valid_by_fast_engine(schema_id: str, data: Any, integral_floats: IntegralFloats = True) -> bool:
