@@ -293,15 +293,15 @@ def findings_of(errors: Iterator[ValidationError], prefix: tuple[str, ...] = ())
 
 @functools.cache
 def _pruned_validator(schema_id: str, strict_integers: bool) -> Any:
-    """:func:`validator`, that skips each ``$ref``'d part of a document jsonschema-rs finds valid.
+    """:func:`validator`, that skips each part of a document jsonschema-rs finds valid.
 
     An invalid document used to cost python-jsonschema's walk of all of it (25 ms for a trajectory of a few
     steps, where jsonschema-rs takes a fraction of one): a tree with one mistake in each of its 6,000 files took
     thirteen times as long as the same tree without it. A part valid by jsonschema-rs holds no error of
     python-jsonschema (the engines agree, tests/reading/test_engines.py), so only the parts that hold errors are
-    walked, and the errors, their order and their messages are the reference engine's as before. A member or an
-    item whose schema is a ``$ref`` alone is asked of jsonschema-rs before python-jsonschema descends into it at
-    all: most of a document is such members and items, and a descent costs more than the answer.
+    walked, and the errors, their order and their messages are the reference engine's as before. A member, an
+    item or a branch of an ``if`` is asked of jsonschema-rs (at the place of its schema in our files) before
+    python-jsonschema descends into it at all: a descent costs more than the answer.
     ``strict_integers``: as :func:`fast_validator`'s ``integral_floats``.
     """
     plain = validator(schema_id)
@@ -310,38 +310,8 @@ def _pruned_validator(schema_id: str, strict_integers: bool) -> Any:
     from jsonschema import validators
 
     stock = type(plain).VALIDATORS
-    known_invalid: list[tuple[str, int]] = []  # the last part found invalid, which a descent asks about again
-
-    def target(checker: Any, schema: Any) -> str | None:
-        """Where jsonschema-rs finds ``schema``: a $ref alone stands for what it names, any other schema of our
-        files for its own place (None: a schema of no place, such as a copy)."""
-        if not isinstance(schema, dict):
-            return None
-        reference = schema.get("$ref")
-        if isinstance(reference, str) and schema.keys() <= _NOTES:
-            base = getattr(checker._resolver, "_base_uri", None)  # referencing's Resolver keeps it private
-            return _joined(base, reference) if isinstance(base, str) else None
-        return _places().get(id(schema))
-
-    def verdict(checker: Any, schema: Any, instance: Any, items: bool = False) -> bool | None:
-        """Whether ``instance`` (``items``: each of its items) is valid against ``schema``, where jsonschema-rs
-        can tell (None: it cannot)."""
-        if schema is True:
-            return True
-        uri = target(checker, schema)
-        if uri is None:
-            return None
-        if (uri, id(instance)) in known_invalid:
-            return False
-        found = _verdict_of_part(uri, instance, strict_integers, items)
-        if found is False:
-            known_invalid[:] = [(uri, id(instance))]
-        return found
-
-    def valid(checker: Any, schema: Any, instance: Any, items: bool = False) -> bool:
-        """Whether ``instance`` is surely valid against ``schema`` (False: invalid, or cannot tell; a wrong False
-        costs a descent, never a finding)."""
-        return verdict(checker, schema, instance, items) is True
+    parts = _Parts(strict_integers)
+    verdict, valid = parts.verdict, parts.valid
 
     def ref(checker: Any, reference: str, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
         if not valid(checker, {"$ref": reference}, instance):
@@ -376,6 +346,46 @@ def _pruned_validator(schema_id: str, strict_integers: bool) -> Any:
         type(plain), validators={"$ref": ref, "properties": properties, "items": items, "if": if_}
     )
     return pruned(plain.schema, registry=registry(), format_checker=plain.format_checker)
+
+
+class _Parts:
+    """What jsonschema-rs says of the parts of a document python-jsonschema is about to descend into."""
+
+    def __init__(self, strict_integers: bool) -> None:
+        self.strict_integers = strict_integers
+        self.known_invalid: list[tuple[str, int]] = []  # the last part found invalid, which a descent asks again
+
+    def verdict(self, checker: Any, schema: Any, instance: Any, items: bool = False) -> bool | None:
+        """Whether ``instance`` (``items``: each of its items) is valid against ``schema``, where jsonschema-rs
+        can tell (None: it cannot)."""
+        if schema is True:
+            return True
+        uri = _target(checker, schema)
+        if uri is None:
+            return None
+        if (uri, id(instance)) in self.known_invalid:
+            return False
+        found = _verdict_of_part(uri, instance, self.strict_integers, items)
+        if found is False:
+            self.known_invalid[:] = [(uri, id(instance))]
+        return found
+
+    def valid(self, checker: Any, schema: Any, instance: Any, items: bool = False) -> bool:
+        """Whether ``instance`` is surely valid against ``schema`` (False: invalid, or cannot tell; a wrong False
+        costs a descent, never a finding)."""
+        return self.verdict(checker, schema, instance, items) is True
+
+
+def _target(checker: Any, schema: Any) -> str | None:
+    """Where jsonschema-rs finds ``schema``: a $ref alone stands for what it names, any other schema of our files
+    for its own place (None: a schema of no place, such as a copy)."""
+    if not isinstance(schema, dict):
+        return None
+    reference = schema.get("$ref")
+    if isinstance(reference, str) and schema.keys() <= _NOTES:
+        base = getattr(checker._resolver, "_base_uri", None)  # referencing's Resolver keeps it private
+        return _joined(base, reference) if isinstance(base, str) else None
+    return _places().get(id(schema))
 
 
 # The members a schema may hold beside a $ref and still be the $ref alone (annotations: no assertion).
