@@ -10,7 +10,7 @@ from typing import Any
 import attrs
 
 from ..project import _config
-from ..reporting import _formats
+from ..reporting import _formats, _github
 from ..vocabulary._settings import GIB, Limits
 from ._status import shown
 
@@ -80,7 +80,7 @@ def _report_options(command: argparse.ArgumentParser, name: str) -> None:
     command.add_argument(
         "--no-group", action="store_true",
         help="text format: each issue on its own line, not one line for the same finding in many files; github "
-        "format: every annotation, not at most 10 of a code",
+        f"format: every annotation, not at most {_github.CAP} of a code",
     )  # fmt: skip
     command.add_argument(
         "-q", "--quiet", action="store_true",
