@@ -40,7 +40,10 @@ WORST = "w\x1b]0;title\x07\n::error file=a::b\u2028\u202e" + os.fsdecode(b"\xe9"
 FORBIDDEN = re.compile(
     "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
-WORKFLOW_COMMAND = re.compile(r"::(error|warning|notice) file=[^:,]*(,line=[0-9]+,col=[0-9]+)?,title=[a-z0-9.-]+::")
+WORKFLOW_COMMAND = re.compile(
+    r"::(error|warning|notice) file=[^:,]*(,line=[0-9]+,col=[0-9]+)?,title=[a-z0-9.-]+::"
+    r"|::notice title=[a-z0-9.-]+::[0-9]+ more "  # the annotations of a code past the cap, counted
+)
 FORMATS = list(REPORTERS)  # a new output format is held to the same escaping
 
 
@@ -90,8 +93,9 @@ def test_validate_and_scan_show_hostile_names_escaped(
     tree: Path, capsys: pytest.CaptureFixture[str], command: str, format_: str
 ) -> None:
     extra = ["--secrets", "--jobs", "1", "--no-cache"] if command == "validate" else []
-    status, out, _ = run(capsys, [command, "--format", format_, *extra, str(tree)])
-    assert status == 1
+    grouped = run(capsys, [command, "--format", format_, *extra, str(tree)])  # its lines are checked too
+    status, out, _ = run(capsys, [command, "--format", format_, "--no-group", *extra, str(tree)])  # every name
+    assert status == grouped[0] == 1
     if format_ == "text":
         assert "esc\\x1b[31mred" in out and "new\\x0aline" in out and "sep\\u2028ar" in out and "caf\\xe9-\\xff" in out
         assert "bidi\\u202etxt.exe" in out
@@ -249,10 +253,11 @@ def test_a_name_never_starts_a_line_as_a_workflow_command_or_an_option(
     line_start_tree: Path, capsys: pytest.CaptureFixture[str], command: str, format_: str
 ) -> None:
     extra = ["--secrets", "--jobs", "1", "--no-cache"] if command == "validate" else []
-    assert main([command, "--format", format_, *extra, "."]) == 1
-    out, err = capsys.readouterr()
-    check_line_starts(out, github=format_ == "github", markdown=format_ == "markdown")
-    check_line_starts(err)
+    for grouping in ([], ["--no-group"]):  # the last, which lists every file, is the one looked into below
+        assert main([command, "--format", format_, *grouping, *extra, "."]) == 1
+        out, err = capsys.readouterr()
+        check_line_starts(out, github=format_ == "github", markdown=format_ == "markdown")
+        check_line_starts(err)
     if format_ == "text":  # the same file, shown below the working folder
         assert "./::warning title=Approved::LGTM/trajectory.json:" in out and "./-rf/trajectory.json:" in out
 

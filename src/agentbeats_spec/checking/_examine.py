@@ -209,7 +209,7 @@ def _check_data(data: Any, kind: _kinds.Kind | None, kept: Kept, integral_floats
             if kind.tolerated is not None:
                 kept.take(_written(schema_id, data, kind, set(), integral_floats))
         else:  # invalid, or no jsonschema-rs: the reference engine says where, without a second verdict first
-            found = _schemas.reference_findings(schema_id, data)
+            found = _schemas.reference_findings(schema_id, data, integral_floats=integral_floats)
             kept.take(_refused(found, kind.refused), stop=True)
             errors = {finding.pointer for finding in kept.findings[mark[0] :]}
             kept.take(_written(schema_id, data, kind, errors, integral_floats))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
@@ -93,12 +94,13 @@ if os.environ.get("AGENTBEATS_SPEC_PURE"):
 
 
 @functools.cache
-def fast_validator(schema_id: str, integral_floats: bool = True) -> Any:
+def fast_validator(schema_id: str, integral_floats: bool = True, items: bool = False) -> Any:
     """A compiled jsonschema-rs validator, or None where the compiled wheel is missing.
 
     ``integral_floats``: whether the documents it checks may hold a float with no fractional part (1.0). Only on
     such a number do JSON Schema's "integer" (jsonschema-rs's) and ours differ, so a document the native reader
-    saw none in is checked without our keyword for it, whose Python callback runs for every integer.
+    saw none in is checked without our keyword for it, whose Python callback runs for every integer. ``items``:
+    a validator of arrays whose every item is valid against the schema.
     """
     if jsonschema_rs is None:
         return None
@@ -108,8 +110,9 @@ def fast_validator(schema_id: str, integral_floats: bool = True) -> Any:
     else:
         copies = {uri: _without_dialect(document) for uri, document in documents().items()}
         keywords = {}
+    root = {"$ref": schema_id} if "#" in schema_id or items else copies[schema_id]
     return jsonschema_rs.Draft202012Validator(
-        {"$ref": schema_id} if "#" in schema_id else copies[schema_id],
+        {"items": root} if items else root,
         registry=jsonschema_rs.Registry(list(copies.items())),
         validate_formats=False,
         keywords=keywords,
@@ -262,22 +265,176 @@ def check(
     """
     if _fast_verdict(schema_id, data, integral_floats):
         return
-    yield from reference_findings(schema_id, data, prefix)
+    yield from reference_findings(schema_id, data, prefix, integral_floats)
 
 
-def reference_findings(schema_id: str, data: Any, prefix: tuple[str, ...] = ()) -> Iterator[Finding]:
+def reference_findings(
+    schema_id: str, data: Any, prefix: tuple[str, ...] = (), integral_floats: IntegralFloats = True
+) -> Iterator[Finding]:
     """python-jsonschema's findings on ``data``, whatever jsonschema-rs would say: for a document it already
     found invalid (:func:`valid_by_fast_engine`), or where it is not installed."""
+    strict = strict_integers_needed(schema_id, integral_floats)
+    yield from findings_of(_pruned_validator(schema_id, strict).iter_errors(data), prefix)
+
+
+def findings_of(errors: Iterator[ValidationError], prefix: tuple[str, ...] = ()) -> Iterator[Finding]:
+    """python-jsonschema's errors as findings: the best of each group, each (pointer, message) once."""
     from jsonschema.exceptions import best_match
 
     seen: set[tuple[str, str]] = set()
-    for error in validator(schema_id).iter_errors(data):
+    for error in errors:
         if error.context:
             error = best_match([error])
         finding = _finding(error, prefix)
         if (finding.pointer, finding.message) not in seen:
             seen.add((finding.pointer, finding.message))
             yield finding
+
+
+@functools.cache
+def _pruned_validator(schema_id: str, strict_integers: bool) -> Any:
+    """:func:`validator`, that skips each part of a document jsonschema-rs finds valid.
+
+    An invalid document used to cost python-jsonschema's walk of all of it (25 ms for a trajectory of a few
+    steps, where jsonschema-rs takes a fraction of one): a tree with one mistake in each of its 6,000 files took
+    thirteen times as long as the same tree without it. A part valid by jsonschema-rs holds no error of
+    python-jsonschema (the engines agree, tests/reading/test_engines.py), so only the parts that hold errors are
+    walked, and the errors, their order and their messages are the reference engine's as before. A member, an
+    item or a branch of an ``if`` is asked of jsonschema-rs (at the place of its schema in our files) before
+    python-jsonschema descends into it at all: a descent costs more than the answer.
+    ``strict_integers``: as :func:`fast_validator`'s ``integral_floats``.
+    """
+    plain = validator(schema_id)
+    if jsonschema_rs is None:
+        return plain
+    from jsonschema import validators
+
+    stock = type(plain).VALIDATORS
+    parts = _Parts(strict_integers)
+    verdict, valid = parts.verdict, parts.valid
+
+    def ref(checker: Any, reference: str, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+        if not valid(checker, {"$ref": reference}, instance):
+            yield from checker._validate_reference(ref=reference, instance=instance)
+
+    def properties(checker: Any, members: dict[str, Any], instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+        if not checker.is_type(instance, "object"):
+            return
+        for name, member in members.items():  # as python-jsonschema's own keyword, but for the valid members
+            if name in instance and not valid(checker, member, instance[name]):
+                yield from checker.descend(instance[name], member, path=name, schema_path=name)
+
+    def items(checker: Any, item: Any, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+        if "prefixItems" in schema or not checker.is_type(instance, "array") or not isinstance(item, dict):
+            yield from stock["items"](checker, item, instance, schema)
+            return
+        if valid(checker, item, instance, items=True):  # every item at once: one question, not one per item
+            return
+        for index, value in enumerate(instance):
+            if not valid(checker, item, value):
+                yield from checker.descend(instance=value, schema=item, path=index)
+
+    def if_(checker: Any, condition: Any, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+        holds = verdict(checker, condition, instance)  # as python-jsonschema's own keyword, asked of jsonschema-rs
+        if holds is None:
+            holds = checker.evolve(schema=condition).is_valid(instance)
+        branch = "then" if holds else "else"
+        if branch in schema and not valid(checker, schema[branch], instance):
+            yield from checker.descend(instance, schema[branch], schema_path=branch)
+
+    pruned = validators.extend(
+        type(plain), validators={"$ref": ref, "properties": properties, "items": items, "if": if_}
+    )
+    return pruned(plain.schema, registry=registry(), format_checker=plain.format_checker)
+
+
+class _Parts:
+    """What jsonschema-rs says of the parts of a document python-jsonschema is about to descend into."""
+
+    def __init__(self, strict_integers: bool) -> None:
+        self.strict_integers = strict_integers
+        self.known_invalid: list[tuple[str, int]] = []  # the last part found invalid, which a descent asks again
+
+    def verdict(self, checker: Any, schema: Any, instance: Any, items: bool = False) -> bool | None:
+        """Whether ``instance`` (``items``: each of its items) is valid against ``schema``, where jsonschema-rs
+        can tell (None: it cannot)."""
+        if schema is True:
+            return True
+        uri = _target(checker, schema)
+        if uri is None:
+            return None
+        if (uri, id(instance)) in self.known_invalid:
+            return False
+        found = _verdict_of_part(uri, instance, self.strict_integers, items)
+        if found is False:
+            self.known_invalid[:] = [(uri, id(instance))]
+        return found
+
+    def valid(self, checker: Any, schema: Any, instance: Any, items: bool = False) -> bool:
+        """Whether ``instance`` is surely valid against ``schema`` (False: invalid, or cannot tell; a wrong False
+        costs a descent, never a finding)."""
+        return self.verdict(checker, schema, instance, items) is True
+
+
+def _target(checker: Any, schema: Any) -> str | None:
+    """Where jsonschema-rs finds ``schema``: a $ref alone stands for what it names, any other schema of our files
+    for its own place (None: a schema of no place, such as a copy)."""
+    if not isinstance(schema, dict):
+        return None
+    reference = schema.get("$ref")
+    if isinstance(reference, str) and schema.keys() <= _NOTES:
+        base = getattr(checker._resolver, "_base_uri", None)  # referencing's Resolver keeps it private
+        return _joined(base, reference) if isinstance(base, str) else None
+    return _places().get(id(schema))
+
+
+# The members a schema may hold beside a $ref and still be the $ref alone (annotations: no assertion).
+_NOTES = frozenset(("$ref", "description", "title", "$comment", "examples", "default", "deprecated"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _joined(base: str, reference: str) -> str:
+    return urljoin(base, reference)
+
+
+def _verdict_of_part(schema_id: str, instance: Any, strict_integers: bool, items: bool = False) -> bool | None:
+    """Whether jsonschema-rs finds ``instance`` (``items``: each of its items) valid against the schema at
+    ``schema_id`` (None: it cannot tell)."""
+    if schema_id.partition("#")[0] not in documents():
+        return None  # not one of ours: python-jsonschema says what it makes of it
+    try:
+        fast = fast_validator(schema_id, strict_integers, items)
+        return None if fast is None else bool(fast.is_valid(instance))
+    except ValueError:  # jsonschema-rs's recursion limit (see _fast_verdict), or a place it cannot compile
+        return None
+    except jsonschema_rs.ReferencingError:  # a place it cannot resolve
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def _places() -> dict[int, str]:
+    """Each schema object below the top of a schema file (which validation shares with :func:`documents`), by its
+    ``id``: its URI, the file's and a JSON Pointer, where jsonschema-rs finds the same schema."""
+    found: dict[int, str] = {}
+    pending: list[tuple[Any, str]] = []
+    for uri, document in documents().items():
+        pending.extend((value, f"{uri}#/{_escaped(key)}") for key, value in document.items())
+    while pending:
+        node, where = pending.pop()
+        if isinstance(node, dict):
+            if _PLAIN.fullmatch(where.partition("#")[2]):  # a pointer that needs no escape in a URI's fragment
+                found[id(node)] = where
+            pending.extend((value, f"{where}/{_escaped(key)}") for key, value in node.items())
+        elif isinstance(node, list):
+            pending.extend((value, f"{where}/{index}") for index, value in enumerate(node))
+    return found
+
+
+_PLAIN = re.compile("[A-Za-z0-9_$.~/-]*")
+
+
+def _escaped(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
 
 
 def valid_by_fast_engine(schema_id: str, data: Any, integral_floats: IntegralFloats = True) -> bool:

@@ -10,7 +10,7 @@ from typing import Any
 import attrs
 
 from ..project import _config
-from ..reporting import _formats
+from ..reporting import _formats, _github
 from ..vocabulary._settings import GIB, Limits
 from ._status import shown
 
@@ -78,6 +78,11 @@ def _report_options(command: argparse.ArgumentParser, name: str) -> None:
     command.add_argument(
         "--no-context", action="store_true", help="text format: do not show the source line under each issue"
     )
+    command.add_argument(
+        "--no-group", action="store_true",
+        help="text format: each issue on its own line, not one line for the same finding in many files; github "
+        f"format: every annotation, not at most {_github.CAP} of a code",
+    )  # fmt: skip
     command.add_argument(
         "-q", "--quiet", action="store_true",
         help="text format: only the summary, and nothing at all when the check passes",

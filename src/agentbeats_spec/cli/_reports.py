@@ -118,6 +118,7 @@ def _options(arguments: argparse.Namespace, status: int, notes: tuple[str, ...])
         quiet=arguments.quiet,
         configuration=_configuration_file(arguments),
         color=_colored(arguments.color, sys.stdout),
+        group=not getattr(arguments, "no_group", False),
     )
 
 

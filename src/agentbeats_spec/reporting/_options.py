@@ -25,7 +25,8 @@ class Options:
     severities, codes and verdict; ``link_base`` (Markdown): the URL that a file's path below the working folder
     is appended to, to link an issue to its line (``https://github.com/OWNER/REPO/blob/SHA``); None: no links.
     ``configuration`` (JSON, SARIF, Markdown): the configuration file the run used, None for none (the API's
-    functions read none).
+    functions read none). ``group`` (text, github): one line for the same finding in many files (text), at most
+    a few annotations of a code (github); False: each issue on its own, as the other formats always give them.
     """
 
     strict: bool = False
@@ -37,6 +38,7 @@ class Options:
     quiet: bool = False
     color: bool = False
     configuration: str | None = None
+    group: bool = True
 
 
 @attrs.frozen

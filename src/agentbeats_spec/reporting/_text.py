@@ -16,18 +16,72 @@ CONTEXT_WIDTH = 100
 
 
 def text(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
-    """One line per issue (info only with ``show_info``), then the verdict and the counts."""
+    """One line per issue (info only with ``show_info``), or per finding repeated in many files (unless
+    ``options.group`` is false), then the verdict and the counts."""
     shown = [issue for issue in report.issues if options.show_info or issue.severity != "info"]
     fails = report.fails(options.strict)
     if options.quiet and not fails:
         return
     sources = _SourceLines(_secret_lines(report))
-    for issue in [] if options.quiet else shown:
-        out.write(_colored_heading(issue) + "\n" if options.color else issue.heading() + "\n")
+    for group in [] if options.quiet else _grouped(shown) if options.group else [[issue] for issue in shown]:
+        first = group[0]
+        heading = _colored_heading(first) if options.color else first.heading()
+        if len(group) > 1:
+            heading += f" ({_how_many(group)})"
+        out.write(heading + "\n")
+        if len(group) > 1:
+            out.write(_elsewhere(group))
         if options.context:
-            out.writelines(_context(issue, sources))
+            out.writelines(_context(first, sources))
     sources.close()
     text_summary(report, out, options)
+
+
+# A finding in more files than a grouped line names is one line: the files it names, then how many more.
+NAMED = 3
+
+
+def _grouped(issues: list[Issue]) -> list[list[Issue]]:
+    """The issues in their order, each finding (severity, code, pointer and message) found in more than
+    :data:`NAMED` files as one group, where its first stood; the rest each alone."""
+    findings: dict[tuple[str, str, str, str], list[Issue]] = {}
+    for issue in issues:
+        findings.setdefault(_finding(issue), []).append(issue)
+    many = {finding for finding, group in findings.items() if len({issue.file for issue in group}) > NAMED}
+    groups = []
+    for issue in issues:
+        finding = _finding(issue)
+        if finding not in many:
+            groups.append([issue])
+        elif findings[finding][0] is issue:
+            groups.append(findings[finding])
+    return groups
+
+
+def _finding(issue: Issue) -> tuple[str, str, str, str]:
+    """What makes two issues of two files the same finding."""
+    return issue.severity, issue.code, issue.pointer, issue.message
+
+
+def _how_many(group: list[Issue]) -> str:
+    files = len({issue.file for issue in group})
+    return f"in {files} files" if files == len(group) else f"{len(group)} times in {files} files"
+
+
+def _elsewhere(group: list[Issue]) -> str:
+    """The line under a grouped finding: the next files it is in, how many more, and how to list them all."""
+    places = ", ".join(_place(issue) for issue in group[1:NAMED])
+    more = len(group) - NAMED
+    rest = f" and {more} more (--no-group lists each, as --format json does)" if more > 0 else ""
+    return f"    also in {places}{rest}\n"
+
+
+def _place(issue: Issue) -> str:
+    """Where an issue is, as its heading says it: ``file:line:column``, escaped."""
+    where = issue.file or "<document>"
+    if issue.line is not None:
+        where = f"{where}:{issue.line}:{issue.column}"
+    return printable(where, controls=True, path=True)
 
 
 def text_summary(report: Report, out: TextIO, options: Options = DEFAULT) -> None:
