@@ -198,3 +198,33 @@ def test_a_strict_table_refuses_at_the_first_task_with_an_error(tmp_path: Path) 
         export(run, "attempts", "parquet", tmp_path / "out.parquet", on_task=seen.append)
     assert seen == []  # refused before any task was counted as read, and nothing was written
     assert not (tmp_path / "out.parquet").exists()
+
+
+def test_files_the_released_reader_never_opens_and_a_wrong_state_leave_the_task_readable(tmp_path: Path) -> None:
+    task_json = written(tmp_path)
+    attempt = task_json.parent / "attempt-1"
+    (attempt / "checkpoint.json").write_text('{"schema_version": "agentcompass.attempt_checkpoint.v9"}\n', "utf-8")
+    (attempt / "retries").mkdir(exist_ok=True)
+    (attempt / "retries" / "garbage.attempt1.retry1.run.json").write_text("{not json", encoding="utf-8")
+    state = task_json.parent.parent
+    other = state.parent / ("normal" if state.name != "normal" else "error")
+    other.mkdir(exist_ok=True)
+    moved = other / task_json.parent.name / "task.json"
+    task_json.parent.rename(moved.parent)
+    expected = theirs(moved)
+    assert expected is not None  # the oracle reads it: what follows is no vacuous agreement
+    read = read_task(moved.parent, strict=False)
+    assert read.record == expected
+    codes = {issue.code for issue in read.issues if issue.severity == "error"}
+    assert "layout.wrong-state" in codes and "json.syntax" in codes and not read.valid
+    with pytest.raises(InvalidDocument):
+        read_task(moved.parent)
+
+
+def test_a_missing_folder_is_said_not_to_exist(tmp_path: Path) -> None:
+    for strict in (True, False):
+        with pytest.raises(InvalidDocument) as raised:
+            read_task(tmp_path / "gone", strict=strict)
+        assert [(issue.code, issue.message) for issue in raised.value.issues] == [
+            ("io.not-found", "no such task folder: it does not exist")
+        ]

@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Literal
 
 from .. import _api
-from ..models import ABSENT
 from ..vocabulary._issues import InvalidDocument, Issue
 from ._reader import Run, TaskRef, iter_runs
 
@@ -185,13 +184,8 @@ def _run_columns(run: Run) -> Row:
 
 
 def _member(value: Any, name: str) -> Any:
-    """A member of a model (declared or among its unknown members) or of a plain mapping; None when absent."""
-    if isinstance(value, dict):
-        return value.get(name)
-    found = getattr(value, name, None)
-    if found is None and isinstance(getattr(value, "unknown_members", None), dict):
-        found = value.unknown_members.get(name)
-    return None if found is ABSENT else found
+    """A member of a JSON object (the records are read as plain JSON values); None when absent or no object."""
+    return value.get(name) if type(value) is dict else None
 
 
 def _steps(payload: Any) -> list[Any]:
@@ -243,28 +237,73 @@ def _text(value: Any) -> str | None:
 
 
 def _attempt_row(payload: Any, retries: int) -> Row:
-    steps = [_step_row(step) for step in _steps(payload)]
+    steps = _steps(payload)
     issues = _member(payload, "issues") or []
     severities = [_member(issue, "severity") for issue in issues]
     worst = max((_SEVERITY_ORDER.index(s) for s in severities if s in _SEVERITY_ORDER), default=None)
     trajectory = _member(payload, "trajectory")
+    first = _text(_member(steps[0], "started_at")) if steps else None
+    last = _text(_member(steps[-1], "finished_at")) if steps else None
     row: Row = {
         "status": _member(payload, "status"),
         "retry_count": retries,
         "issues": len(issues),
         "max_severity": _SEVERITY_ORDER[worst] if worst is not None else None,
         "steps": len(steps),
-        "started_at": _text(_member(trajectory, "started_at")) or (steps[0]["started_at"] if steps else None),
-        "finished_at": _text(_member(trajectory, "finished_at")) or (steps[-1]["finished_at"] if steps else None),
+        "started_at": _text(_member(trajectory, "started_at")) or first,
+        "finished_at": _text(_member(trajectory, "finished_at")) or last,
+        **_step_sums(steps),
     }
-    for name in ("prompt_tokens", "completion_tokens", "llm_infer_ms", "env_action_ms"):
-        row[name] = _sum(step[name] for step in steps)
-    row["prompt_tokens"] = _integer(row["prompt_tokens"])
-    row["completion_tokens"] = _integer(row["completion_tokens"])
     metrics = _member(payload, "metrics")
     for name, value in (metrics if isinstance(metrics, dict) else {}).items():
         row[METRIC + name] = _float(value) if isinstance(value, (bool, int, float)) else None
     return row
+
+
+def _step_sums(steps: list[Any]) -> Row:
+    """The token and timing sums of an attempt's steps: the sums of their step rows' values (:func:`_step_row`),
+    made without a row per step (a long trajectory has hundreds), the usual values taken as they are."""
+    prompt: list[int] = []
+    completion: list[int] = []
+    infer: list[float] = []
+    action: list[float] = []
+    for step in steps:
+        metric = step.get("metric") if type(step) is dict else None
+        if type(metric) is not dict:
+            continue
+        _count(metric.get("prompt_tokens_len"), prompt)
+        _count(metric.get("completion_tokens_len"), completion)
+        _time(metric.get("llm_infer_ms"), infer)
+        _time(metric.get("env_action_ms"), action)
+    return {
+        "prompt_tokens": _integer(_sum(prompt)),
+        "completion_tokens": _integer(_sum(completion)),
+        "llm_infer_ms": _sum(infer),
+        "env_action_ms": _sum(action),
+    }
+
+
+_EXACT = 1 << 53  # an integer a double holds exactly: its step row's value is itself
+
+
+def _count(value: Any, into: list[int]) -> None:
+    """A step's token count into ``into`` as its step row holds it (``_integer(_number(value))``), if any."""
+    if type(value) is int and -_EXACT <= value <= _EXACT:
+        into.append(value)
+    elif value is not None:
+        count = _integer(_number(value))
+        if count is not None:
+            into.append(count)
+
+
+def _time(value: Any, into: list[float]) -> None:
+    """A step's timing into ``into`` as its step row holds it (``_number(value, counter=True)``), if any."""
+    if type(value) is float and value >= 0:
+        into.append(value)
+    elif value is not None:
+        timing = _number(value, counter=True)
+        if timing is not None:
+            into.append(timing)
 
 
 def _sum(values: Iterable[Any]) -> Any:
