@@ -22,6 +22,7 @@ from agentbeats_spec import (
     Limits,
     Run,
     SpecError,
+    TaskRead,
     TaskRef,
     TaskSoFar,
     UnconvertibleAttempt,
@@ -246,6 +247,21 @@ def running_tasks(folder: Path) -> list[str]:
         issues: list[Issue] = run.issues
         found += [str(issue) for issue in issues]
     return found
+
+
+def what_agentcompass_reads(path: Path) -> dict[str, int]:
+    """Each task of a run as AgentCompass 1.0.1 reads it, errors or not: the errors beside each record."""
+    errors: dict[str, int] = {}
+    for ref in open_run(path).tasks():
+        read: TaskRead = ref.read(strict=False)
+        errors[str(read.record["task_id"])] = sum(issue.severity == "error" for issue in read.issues)
+        if read.valid:
+            model: TaskDetail | TaskSoFar = read.model()
+            assert model.task_id == read.record["task_id"]
+    if (path / "task.json").is_file():  # a task folder itself
+        direct: TaskRead = read_task(path, strict=False)
+        errors[str(direct.record["task_id"])] = len(direct.issues)
+    return errors
 
 
 def as_tables(path: Path) -> int:

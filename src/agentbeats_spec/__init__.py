@@ -38,6 +38,7 @@ _LAZY = {
     "read_task": ".tasks._detail",
     "write_task": ".tasks._detail",
     "TaskSoFar": ".tasks._detail",
+    "TaskRead": ".tasks._detail",
     "migrate_run": ".tasks._migrate",
     "to_atif": ".atif._files",
     "from_atif": ".atif._files",
@@ -57,7 +58,7 @@ if TYPE_CHECKING:
     from .atif._files import from_atif, to_atif
     from .runs._reader import Run, TaskRef, iter_runs, open_run
     from .runs._tables import attempts_table, issues_table, steps_table, tasks_table
-    from .tasks._detail import TaskSoFar, read_task, write_task
+    from .tasks._detail import TaskRead, TaskSoFar, read_task, write_task
     from .tasks._migrate import migrate_run
     from .watching._watch import Watched, watch_run
 
@@ -77,6 +78,7 @@ __all__ = [
     "Limits",
     "Run",
     "SpecError",
+    "TaskRead",
     "TaskRef",
     "TaskSoFar",
     "UnconvertibleAttempt",

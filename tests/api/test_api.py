@@ -40,7 +40,8 @@ def test_the_public_names_are_exactly_these() -> None:
                  "write_task", "scan", "redact", "migrate_run", "to_atif", "from_atif", "watch_run", "open_run",
                  "iter_runs", "tasks_table", "attempts_table", "steps_table", "issues_table"]  # fmt: skip
     types = ["Issue", "Kind", "Limits", "SpecError", "InvalidDocument", "UnknownKind", "UnconvertibleAttempt",
-             "WriteError", "ArtifactsUnavailable", "Watched", "__version__", "Run", "TaskRef", "TaskSoFar"]  # fmt: skip
+             "WriteError", "ArtifactsUnavailable", "Watched", "__version__", "Run", "TaskRef", "TaskSoFar",
+             "TaskRead"]  # fmt: skip
     assert sorted(agentbeats_spec.__all__) == sorted(functions + types)
 
 

@@ -259,6 +259,9 @@ def test_read_task_names_the_attempt_the_reader_cannot_convert(run: Path) -> Non
     assert raised.value.attempt == "2"
     assert "no structured evidence" in raised.value.reason
     assert str(raised.value).startswith("attempt 2 cannot be converted from agentcompass.task.v2: ")
+    result = task_json(run, "unclassifiable #5").parent / "attempt-2" / "result.json"
+    assert (raised.value.task, raised.value.file) == ("unclassifiable #5", str(result))
+    assert str(raised.value).endswith(f" (task 'unclassifiable #5', {result})")  # which task, which file
     assert any(issue.code == "legacy.unclassifiable" for issue in raised.value.issues)
 
 

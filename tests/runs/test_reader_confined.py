@@ -42,13 +42,15 @@ def swap():
         os.rename(folder, str(folder) + ".moved")
         folder.symlink_to(into)
 
-if mode == "export":  # listed (its task.json read), then swapped just before it is read
-    real = _reader.read_task_at
-    def swapped(path, *arguments, **options):
-        if Path(path) == folder:
-            swap()
-        return real(path, *arguments, **options)
-    _reader.read_task_at = swapped
+if mode == "export":  # listed (its task.json read), then swapped just before it is read (strict or not)
+    def swapping(real):
+        def swapped(path, *arguments, **options):
+            if Path(path) == folder:
+                swap()
+            return real(path, *arguments, **options)
+        return swapped
+    _reader.read_task_at = swapping(_reader.read_task_at)
+    _reader.read_leniently = swapping(_reader.read_leniently)
     sys.exit(cli.main(rest))
 refs = list(open_run(rest[0]).tasks())
 swap()

@@ -15,7 +15,7 @@ It reproduces files; it is not a judgement of what is a secret.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..vocabulary._secrets import (
@@ -143,10 +143,35 @@ def _masked(value: Any) -> Any:
 def mask_diagnostics(text: str, environ: Mapping[str, str] | None = None) -> str:
     """The writer's masking of free text: the values of the credential-named environment variables of this process
     (or ``environ``), eight characters or more, then the credential shapes of :func:`mask_text`."""
-    for name, secret in (os.environ if environ is None else environ).items():
-        if len(secret) >= WRITER_ENVIRONMENT_SHORTEST and WRITER_ENVIRONMENT_NAME.search(name):
-            text = text.replace(secret, PLACEHOLDER)
+    for secret in _process_secrets() if environ is None else _secrets(environ.items()):
+        text = text.replace(secret, PLACEHOLDER)
     return mask_text(text)
+
+
+def _secrets(variables: Iterable[tuple[str, str]]) -> tuple[str, ...]:
+    return tuple(
+        secret
+        for name, secret in variables
+        if len(secret) >= WRITER_ENVIRONMENT_SHORTEST and WRITER_ENVIRONMENT_NAME.search(name)
+    )
+
+
+_known: list[tuple[frozenset[tuple[bytes, bytes]] | None, tuple[str, ...]]] = [(None, ())]
+
+
+def _process_secrets() -> tuple[str, ...]:
+    """The credential-named values of this process's environment, found again only when it changed: a run's every
+    issue message is masked on read, and decoding and matching each variable's name each time cost more than the
+    read of the message itself."""
+    raw = getattr(os.environ, "_data", None)  # CPython's bytes mapping behind os.environ: compared without decoding
+    if not isinstance(raw, dict):
+        return _secrets(os.environ.items())
+    snapshot = frozenset(raw.items())
+    seen, found = _known[0]
+    if seen != snapshot:
+        found = _secrets(os.environ.items())
+        _known[0] = (snapshot, found)
+    return found
 
 
 def mask_text(text: str) -> str:

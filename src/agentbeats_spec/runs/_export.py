@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
 import attrs
@@ -28,9 +30,10 @@ from ._tables import (
     TableName,
     _pyarrow,
     batches,
-    metric_names,
     runs_of,
     schema,
+    spill_schema,
+    with_metric_columns,
 )
 
 Format = Literal["parquet", "csv", "jsonl"]
@@ -43,11 +46,13 @@ MAX_METRIC_COLUMNS = 1000
 
 @attrs.frozen
 class Exported:
-    """What an export wrote: the rows, the tasks read, and the issues of what was left out (``strict=False``)."""
+    """What an export wrote: the rows, the tasks read, the issues of the tasks left out (``strict=False``), and how
+    many tasks were read despite an error (AgentCompass 1.0.1 reads them; their issues are the issues table)."""
 
     rows: int
     tasks: int
     issues: list[Issue]
+    with_errors: int = 0
 
 
 def export(
@@ -63,39 +68,71 @@ def export(
     batch_bytes: int = BATCH_BYTES,
     csv_raw: bool = False,
 ) -> Exported:
-    """Write one table over ``source`` to ``output``. The metric columns of the tasks and attempts tables are
-    found by a first pass over the attempts (unless ``columns`` names them), so that every batch has one
+    """Write one table over ``source`` to ``output``, in one pass over the runs.
+
+    Every task AgentCompass 1.0.1 reads is read; by default (``strict``) the first with an error stops the export
+    at once, nothing written; with ``strict=False`` the tasks that reader refuses are left out (their issues
+    returned) and the others written, errors or not. The metric columns of the tasks and attempts tables (unless
+    ``columns`` names them) are found as the rows are made: the rows' batches wait in a temporary file beside
+    ``output``, their metrics by name, and are written once every metric is known, so that every batch has one
     schema. ``on_task`` is called with the number of tasks read so far (a progress bar). A CSV cell that a
     spreadsheet would run as a formula is written quoted, unless ``csv_raw`` (see the module's note)."""
     pa = _pyarrow()
-    metrics = metric_names(table, source) if columns is None else []
-    if len(metrics) > MAX_METRIC_COLUMNS:
-        raise ValueError(
-            f"the runs name {len(metrics)} metrics, more than the {MAX_METRIC_COLUMNS} metric columns an export "
-            "writes unless they are named: pick them with --columns"
-        )
-    arrow_schema = schema(table, metrics, columns)
     rows = Rows(table, source, strict=strict, on_task=on_task)
+    spilled = columns is None and table in ("tasks", "attempts")
     written = 0
 
     def produce(stream: BinaryIO) -> None:
         nonlocal written
-        writer = _writer(pa, to, stream, arrow_schema, csv_raw)
-        try:
-            # CSV and JSON Lines spell a shared string out in every row: their batches count it in every row
-            for batch in batches(rows, arrow_schema, batch_rows, budget=batch_bytes, spelled_out=to != "parquet"):
-                writer(batch)
-                written += batch.num_rows
-        finally:
-            writer(None)
+        if not spilled:
+            arrow_schema = schema(table, (), columns)
+            made = batches(rows, arrow_schema, batch_rows, budget=batch_bytes, spelled_out=to != "parquet")
+            written = _written(pa, to, stream, arrow_schema, made, csv_raw)
+            return
+        with tempfile.TemporaryFile(dir=Path(output).parent, prefix=".export-", suffix=".arrows") as spill:
+            _spill(pa, rows, table, spill, batch_rows, batch_bytes, to)
+            arrow_schema = schema(table, rows.metrics)
+            spill.seek(0)
+            with pa.ipc.open_stream(spill) as reader:
+                made = (with_metric_columns(batch, arrow_schema) for batch in reader)
+                written = _written(pa, to, stream, arrow_schema, made, csv_raw)
 
     _atomic.write_atomic(output, produce)
-    return Exported(written, rows.tasks_read, rows.issues)
+    return Exported(written, rows.tasks_read, rows.issues, rows.with_errors)
+
+
+def _spill(pa: Any, rows: Rows, table: TableName, spill: BinaryIO, size: int, budget: int, to: Format) -> None:
+    """The rows' batches into ``spill`` (an Arrow stream: the fixed columns, the metrics by name); refused as soon
+    as the runs name more metrics than an export writes unless they are named."""
+    spilled = spill_schema(table)
+    with pa.ipc.new_stream(spill, spilled) as writer:
+        # CSV and JSON Lines spell a shared string out in every row: their batches count it in every row
+        for batch in batches(rows, spilled, size, budget=budget, spelled_out=to != "parquet"):
+            if len(rows.metrics) > MAX_METRIC_COLUMNS:
+                raise ValueError(
+                    f"the runs name {len(rows.metrics)} metrics, more than the {MAX_METRIC_COLUMNS} metric columns an "
+                    "export writes unless they are named: pick them with --columns"
+                )
+            writer.write_batch(batch)
+
+
+def _written(pa: Any, to: Format, stream: BinaryIO, arrow_schema: Any, made: Iterable[Any], csv_raw: bool) -> int:
+    """The batches written to ``stream`` in the format; the number of rows written."""
+    writer = _writer(pa, to, stream, arrow_schema, csv_raw)
+    written = 0
+    try:
+        for batch in made:
+            writer(batch)
+            written += batch.num_rows
+    finally:
+        writer(None)
+    return written
 
 
 def task_count(source: Source) -> int:
-    """How many task folders the runs of a source hold, by names alone (the total of a progress bar)."""
-    return sum(1 for run in runs_of(source) for _ in run.tasks())
+    """How many task folders the runs of a source hold, by their names alone (the total of a progress bar): no
+    file is read, so that the export's first refusal comes as soon as it would without a bar."""
+    return sum(run.task_folders() for run in runs_of(source))
 
 
 def _writer(pa: Any, to: Format, stream: BinaryIO, arrow_schema: Any, csv_raw: bool) -> Callable[[Any], None]:

@@ -16,7 +16,7 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, overload
 
 import attrs
 
@@ -25,7 +25,7 @@ from ..checking._sources import examine_named, members
 from ..layouts import agentcompass as layout
 from ..reading._bounded import confined, lstat, real_place
 from ..records._states import FINAL_STATES, RUNNING, STATES
-from ..tasks._detail import TaskSoFar, read_task_at
+from ..tasks._detail import TaskRead, TaskSoFar, read_leniently, read_task_at
 from ..units._fs import entries, is_file, is_folder, require
 from ..vocabulary._codes import Severity
 from ..vocabulary._issues import InvalidDocument, Issue
@@ -55,12 +55,26 @@ class TaskRef:
     # Where the folder really was when it was listed (no link in it): it is read only there.
     real: str | None = attrs.field(default=None, repr=False, eq=False)
 
-    def read(self) -> TaskDetail | TaskSoFar:
+    @overload
+    def read(self) -> TaskDetail | TaskSoFar: ...
+    @overload
+    def read(self, *, strict: Literal[True]) -> TaskDetail | TaskSoFar: ...
+    @overload
+    def read(self, *, strict: Literal[False]) -> TaskRead: ...
+    @overload
+    def read(self, *, strict: bool) -> TaskDetail | TaskSoFar | TaskRead: ...
+    def read(self, *, strict: bool = True) -> TaskDetail | TaskSoFar | TaskRead:
         """The task's record: a ``TaskDetail`` (a v2 task converted as the 1.0.1 reader converts it), or, for a
         task that has not published its shared metadata yet, a :class:`TaskSoFar` of what it holds so far.
         Raises :class:`InvalidDocument` when the task folder has an error, or was swapped for a symbolic link
-        since it was listed (``security.path-escape``: nothing of where the link leads is read)."""
+        since it was listed (``security.path-escape``: nothing of where the link leads is read).
+
+        With ``strict=False``: a :class:`TaskRead`, the record as AgentCompass 1.0.1 reads it (plain JSON values)
+        with every issue of the folder beside it, errors included; it raises only where that reader refuses the
+        task too, or where reading it would follow a link."""
         real = self.real if self.real is not None else real_place(self.folder)
+        if not strict:
+            return read_leniently(self.folder, real)
         return read_task_at(self.folder, real, partial=True)
 
 
@@ -124,6 +138,16 @@ class Run:
         if RUNNING in states:
             yield from self._state_folder(details / RUNNING, RUNNING, collector, real)
 
+    def task_folders(self) -> int:
+        """How many task folders ``details/`` holds, by their names alone (no file read, no link followed)."""
+        count = 0
+        for entry in _folders_in(self.path / "details"):
+            if entry.name in STATES:
+                count += len(_folders_in(Path(entry.path)))
+            elif os.path.isfile(os.path.join(entry.path, "task.json")):
+                count += 1
+        return count
+
     def _state_folder(self, folder: Path, state: str, collector: _Forward, real: str) -> Iterator[TaskRef]:
         with confined(self.path, real):
             listing = entries(folder, collector, self.path)
@@ -156,6 +180,16 @@ class Run:
         results = all(isinstance(name, str) and _regular(folder / name / "result.json") for name in mapping.values())
         complete = published and placed and results
         return TaskRef(task_id=task_id, state=state, folder=folder, complete=complete, attempts=numbers, real=real)
+
+
+def _folders_in(folder: Path) -> list[os.DirEntry[str]]:
+    """The folders in a folder, links not followed; none when it cannot be listed (a count only: the reading
+    reports it)."""
+    try:
+        with os.scandir(folder) as listing:
+            return [entry for entry in listing if entry.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
 
 
 def _regular(path: Path) -> bool:

@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Literal
 
 from .. import _api
-from ..models import ABSENT
 from ..vocabulary._issues import InvalidDocument, Issue
 from ._reader import Run, TaskRef, iter_runs
 
@@ -80,7 +79,10 @@ def runs_of(source: Source, on_issue: Callable[[Issue], None] | None = None) -> 
 
 
 class Rows:
-    """The rows of one table over a source, made one task at a time; the issues met, when not strict."""
+    """The rows of one table over a source, made one task at a time, as AgentCompass 1.0.1 reads each task
+    (``TaskRef.read(strict=False)``); the metric columns met so far (``metrics``), and, when not strict, the issues
+    of the tasks left out (``issues``: that reader refuses them) and the number of tasks read despite an error
+    (``with_errors``: their issues are the issues table's rows)."""
 
     def __init__(
         self, table: TableName, source: Source, *, strict: bool, on_task: Callable[[int], None] | None = None
@@ -92,6 +94,8 @@ class Rows:
         self.strict = strict
         self.issues: list[Issue] = []
         self.tasks_read = 0
+        self.with_errors = 0
+        self.metrics: set[str] = set()
         self.on_task = on_task
 
     def met(self, issue: Issue) -> None:
@@ -113,21 +117,33 @@ class Rows:
             for ref in run.tasks():
                 yield from self._task_rows(base, ref)
 
-    def _task_rows(self, base: Row, ref: TaskRef) -> Iterator[Row]:
+    def _read(self, ref: TaskRef) -> dict[str, Any] | None:
+        """The task's record as AgentCompass 1.0.1 reads it; None when it is left out (not strict)."""
         try:
-            record = ref.read()
+            read = ref.read(strict=False)
         except InvalidDocument as error:
             if self.strict:
                 raise
             self.issues.extend(error.issues)
-            return
+            return None
+        if not read.valid:
+            if self.strict:  # refused at once, before another task is read
+                raise InvalidDocument(read.issues)
+            self.with_errors += 1
         self.tasks_read += 1
         if self.on_task is not None:
             self.on_task(self.tasks_read)
-        task = {**base, "task_id": ref.task_id, "category": record.category}
+        return read.record
+
+    def _task_rows(self, base: Row, ref: TaskRef) -> Iterator[Row]:
+        record = self._read(ref)
+        if record is None:
+            return
+        task = {**base, "task_id": ref.task_id, "category": record["category"]}
+        counts = record["retry_counts"]
         attempts = [
-            (int(key), payload, record.retry_counts.get(key, 0))
-            for key, payload in sorted(record.attempts.items(), key=lambda item: int(item[0]))
+            (int(key), payload, counts.get(key, 0))
+            for key, payload in sorted(record["attempts"].items(), key=lambda item: int(item[0]))
         ]
         if self.table == "steps":
             for number, payload, _ in attempts:
@@ -136,15 +152,17 @@ class Rows:
             return
         task.update(state=ref.state, complete=ref.complete)
         rows = [{**task, "attempt": number, **_attempt_row(payload, retries)} for number, payload, retries in attempts]
+        metrics = sorted({name for row in rows for name in row if name.startswith(METRIC)})
+        self.metrics.update(metrics)
         if self.table == "attempts":
             yield from rows
             return
-        plan = record.attempt_plan
+        plan = record["attempt_plan"]
         summed = {name: _sum(row.get(name) for row in rows) for name in _COUNTERS}
-        metrics = sorted({name for row in rows for name in row if name.startswith(METRIC)})
         means = {name: _mean(row.get(name) for row in rows) for name in metrics}
-        yield {**task, "k": plan.k if plan is not None else None, "strategy": plan.strategy if plan else None,
-               "attempts": len(rows), "retry_count": record.retry_count, **summed, **means}  # fmt: skip
+        yield {**task, "k": plan["k"] if plan is not None else None,
+               "strategy": plan["strategy"] if plan is not None else None,
+               "attempts": len(rows), "retry_count": record["retry_count"], **summed, **means}  # fmt: skip
 
 
 _COUNTERS = ("issues", "steps", "prompt_tokens", "completion_tokens", "llm_infer_ms", "env_action_ms")
@@ -168,13 +186,8 @@ def _run_columns(run: Run) -> Row:
 
 
 def _member(value: Any, name: str) -> Any:
-    """A member of a model (declared or among its unknown members) or of a plain mapping; None when absent."""
-    if isinstance(value, dict):
-        return value.get(name)
-    found = getattr(value, name, None)
-    if found is None and isinstance(getattr(value, "unknown_members", None), dict):
-        found = value.unknown_members.get(name)
-    return None if found is ABSENT else found
+    """A member of a JSON object (the records are read as plain JSON values); None when absent or no object."""
+    return value.get(name) if type(value) is dict else None
 
 
 def _steps(payload: Any) -> list[Any]:
@@ -226,28 +239,73 @@ def _text(value: Any) -> str | None:
 
 
 def _attempt_row(payload: Any, retries: int) -> Row:
-    steps = [_step_row(step) for step in _steps(payload)]
+    steps = _steps(payload)
     issues = _member(payload, "issues") or []
     severities = [_member(issue, "severity") for issue in issues]
     worst = max((_SEVERITY_ORDER.index(s) for s in severities if s in _SEVERITY_ORDER), default=None)
     trajectory = _member(payload, "trajectory")
+    first = _text(_member(steps[0], "started_at")) if steps else None
+    last = _text(_member(steps[-1], "finished_at")) if steps else None
     row: Row = {
         "status": _member(payload, "status"),
         "retry_count": retries,
         "issues": len(issues),
         "max_severity": _SEVERITY_ORDER[worst] if worst is not None else None,
         "steps": len(steps),
-        "started_at": _text(_member(trajectory, "started_at")) or (steps[0]["started_at"] if steps else None),
-        "finished_at": _text(_member(trajectory, "finished_at")) or (steps[-1]["finished_at"] if steps else None),
+        "started_at": _text(_member(trajectory, "started_at")) or first,
+        "finished_at": _text(_member(trajectory, "finished_at")) or last,
+        **_step_sums(steps),
     }
-    for name in ("prompt_tokens", "completion_tokens", "llm_infer_ms", "env_action_ms"):
-        row[name] = _sum(step[name] for step in steps)
-    row["prompt_tokens"] = _integer(row["prompt_tokens"])
-    row["completion_tokens"] = _integer(row["completion_tokens"])
     metrics = _member(payload, "metrics")
     for name, value in (metrics if isinstance(metrics, dict) else {}).items():
         row[METRIC + name] = _float(value) if isinstance(value, (bool, int, float)) else None
     return row
+
+
+def _step_sums(steps: list[Any]) -> Row:
+    """The token and timing sums of an attempt's steps: the sums of their step rows' values (:func:`_step_row`),
+    made without a row per step (a long trajectory has hundreds), the usual values taken as they are."""
+    prompt: list[int] = []
+    completion: list[int] = []
+    infer: list[float] = []
+    action: list[float] = []
+    for step in steps:
+        metric = step.get("metric") if type(step) is dict else None
+        if type(metric) is not dict:
+            continue
+        _count(metric.get("prompt_tokens_len"), prompt)
+        _count(metric.get("completion_tokens_len"), completion)
+        _time(metric.get("llm_infer_ms"), infer)
+        _time(metric.get("env_action_ms"), action)
+    return {
+        "prompt_tokens": _integer(_sum(prompt)),
+        "completion_tokens": _integer(_sum(completion)),
+        "llm_infer_ms": _sum(infer),
+        "env_action_ms": _sum(action),
+    }
+
+
+_EXACT = 1 << 53  # an integer a double holds exactly: its step row's value is itself
+
+
+def _count(value: Any, into: list[int]) -> None:
+    """A step's token count into ``into`` as its step row holds it (``_integer(_number(value))``), if any."""
+    if type(value) is int and -_EXACT <= value <= _EXACT:
+        into.append(value)
+    elif value is not None:
+        count = _integer(_number(value))
+        if count is not None:
+            into.append(count)
+
+
+def _time(value: Any, into: list[float]) -> None:
+    """A step's timing into ``into`` as its step row holds it (``_number(value, counter=True)``), if any."""
+    if type(value) is float and value >= 0:
+        into.append(value)
+    elif value is not None:
+        timing = _number(value, counter=True)
+        if timing is not None:
+            into.append(timing)
 
 
 def _sum(values: Iterable[Any]) -> Any:
@@ -288,14 +346,6 @@ def schema(table: TableName, metrics: Iterable[str] = (), columns: Sequence[str]
             raise ValueError(f"unknown column(s) of the {table} table: {', '.join(map(repr, unknown))}")
         fields = [(name, known.get(name, pa.float64())) for name in columns]
     return pa.schema(fields)
-
-
-def metric_names(table: TableName, source: Source) -> list[str]:
-    """The metric columns a table over ``source`` has (a first pass: every attempt payload is read)."""
-    if table not in ("tasks", "attempts"):
-        return []
-    rows = Rows("attempts", source, strict=False)
-    return sorted({name for row in rows for name in row if name.startswith(METRIC)})
 
 
 def batches(
@@ -348,6 +398,12 @@ def _batch(pa: Any, arrow_schema: Any, rows: list[Row]) -> Any:
     """One record batch, built column by column: a shared column as its distinct values and their indices."""
     arrays = []
     for field in arrow_schema:
+        if field.name == METRIC:  # every metric of a row, by name: the spilled rows of an export (its one pass)
+            metrics = [
+                [(name[len(METRIC) :], _finite(row[name])) for name in row if name.startswith(METRIC)] for row in rows
+            ]
+            arrays.append(pa.array(metrics, type=field.type))
+            continue
         values = [row.get(field.name) for row in rows]
         if pa.types.is_dictionary(field.type):
             distinct: dict[Any, int] = {}
@@ -358,13 +414,35 @@ def _batch(pa: Any, arrow_schema: Any, rows: list[Row]) -> Any:
             fits = [value if value is None or -(1 << 63) <= value < 1 << 63 else None for value in values]
             arrays.append(pa.array(fits, type=field.type))
         elif pa.types.is_float64(field.type):  # a sum or mean beyond a double's range: no value, in every format
-            arrays.append(
-                pa.array(
-                    [value if value is None or math.isfinite(value) else None for value in values], type=field.type
-                )
-            )
+            arrays.append(pa.array([_finite(value) for value in values], type=field.type))
         else:
             arrays.append(pa.array(values, type=field.type))
+    return pa.RecordBatch.from_arrays(arrays, schema=arrow_schema)
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is None or math.isfinite(value) else None
+
+
+def spill_schema(table: TableName) -> Any:
+    """The schema of an export's rows before their metric columns are known: the fixed columns, then every metric
+    of a row in one ``map<string, float64>`` column named ``metric.`` (no metric is named "")."""
+    pa = _pyarrow()
+    fields = list(schema(table))
+    return pa.schema([*fields, pa.field(METRIC, pa.map_(pa.string(), pa.float64()))])
+
+
+def with_metric_columns(batch: Any, arrow_schema: Any) -> Any:
+    """A spilled batch (:func:`spill_schema`) in its table's schema: each metric column looked up by name."""
+    import pyarrow.compute as pc  # type: ignore[import-untyped]  # the optional extra [tables], as pyarrow
+
+    pa = _pyarrow()
+    names = set(batch.schema.names)
+    spilled = batch.column(METRIC)
+    arrays = [
+        batch.column(field.name) if field.name in names else pc.map_lookup(spilled, field.name[len(METRIC) :], "first")
+        for field in arrow_schema
+    ]
     return pa.RecordBatch.from_arrays(arrays, schema=arrow_schema)
 
 
@@ -372,8 +450,7 @@ def _table(table: TableName, source: Source, columns: Sequence[str] | None, stri
     pa = _pyarrow()
     made = Rows(table, source, strict=strict)
     rows = list(made)
-    metrics = {name for row in rows for name in row if name.startswith(METRIC)}
-    arrow_schema = schema(table, metrics, columns)
+    arrow_schema = schema(table, made.metrics, columns)
     result = pa.Table.from_batches(list(batches(rows, arrow_schema)), schema=arrow_schema)
     return result if strict else (result, made.issues)
 

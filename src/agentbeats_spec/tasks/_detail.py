@@ -11,7 +11,7 @@ import stat
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import attrs
 
@@ -23,6 +23,7 @@ except ImportError:  # Windows: no flock
 from .. import _api
 from ..checking._collect import Collector
 from ..checking._examine import issues_of
+from ..checking._sources import members
 from ..layouts import agentcompass as layout
 from ..reading._bounded import confined, real_place
 from ..reading._documents import NotJSON, load_json
@@ -36,6 +37,7 @@ from ..vocabulary._issues import (
     SpecError,
     UnconvertibleAttempt,
     WriteError,
+    fails,
 )
 from ..vocabulary._kind_data import CURRENT_TASK, READABLE_TASKS, TASK_V2
 from ..vocabulary._settings import current
@@ -50,7 +52,15 @@ if TYPE_CHECKING:
 def read_task(task_dir: str | os.PathLike[str]) -> TaskDetail: ...
 @overload
 def read_task(task_dir: str | os.PathLike[str], *, partial: bool) -> TaskDetail | TaskSoFar: ...
-def read_task(task_dir: str | os.PathLike[str], *, partial: bool = False) -> TaskDetail | TaskSoFar:
+@overload
+def read_task(task_dir: str | os.PathLike[str], *, strict: Literal[False]) -> TaskRead: ...
+@overload
+def read_task(
+    task_dir: str | os.PathLike[str], *, partial: bool = ..., strict: bool
+) -> TaskDetail | TaskSoFar | TaskRead: ...
+def read_task(
+    task_dir: str | os.PathLike[str], *, partial: bool = False, strict: bool = True
+) -> TaskDetail | TaskSoFar | TaskRead:
     """The logical task detail record of one task folder, as a ``TaskDetail`` model.
 
     Attempt payloads come from each ``attempt-<n>/result.json``; ``retry_counts`` (sparse) and
@@ -61,11 +71,15 @@ def read_task(task_dir: str | os.PathLike[str], *, partial: bool = False) -> Tas
 
     A task of the previous layout (``agentcompass.task.v2``) is converted as AgentCompass 1.0.1 converts it on
     read, to the same record; an attempt it cannot convert raises :class:`UnconvertibleAttempt` (an
-    :class:`InvalidDocument`), which names the attempt and says why.
+    :class:`InvalidDocument`), which names the task, the attempt and its file, and says why.
 
     With ``partial=True``, a task that has not published its shared metadata yet (a running task, which
     ``validate`` calls valid) is no error: it gives a :class:`TaskSoFar`, the attempts that have a result so far
     and whatever shared metadata there is, read and checked as a finished task's are.
+
+    With ``strict=False``, a task is read whenever AgentCompass 1.0.1 reads it, errors or not: a
+    :class:`TaskRead`, the record as plain JSON values beside every issue of the folder. It raises only where
+    that reader refuses the task too (or where reading it would follow a link).
 
     The folder is read as ``validate`` reads a task: where it was when this was called, never through a link. A
     ``task_dir`` that is a symbolic link raises :class:`InvalidDocument` (``security.symlink``); one swapped for a
@@ -75,28 +89,60 @@ def read_task(task_dir: str | os.PathLike[str], *, partial: bool = False) -> Tas
     if os.path.islink(folder):
         message = "a symbolic link where a task folder was expected; not followed"
         raise InvalidDocument([Issue(file=str(folder), severity="error", code="security.symlink", message=message)])
+    if not strict:
+        return read_leniently(folder, real_place(folder))
     return read_task_at(folder, real_place(folder), partial=partial)
 
 
 def read_task_at(folder: Path, real: str, *, partial: bool) -> TaskDetail | TaskSoFar:
     """:func:`read_task` of a task folder that really was at ``real`` (no link in it) when it was found: every
     file is read only there (``reading._bounded.confined``)."""
-    collector = Collector()
-    with confined(folder, real):
-        files = layout.check_task(folder, collector)
-    report = collector.report()
-    legacy = files is not None and _version(files) == TASK_V2
-    if files is not None and legacy:
-        _refuse_unconvertible(files, report.issues)
-    if files is None or report.fails(strict=False):
-        raise InvalidDocument(report.issues)
-    index = files.index.document.data
-    missing = [member for member in layout.SHARED if member not in index]
+    files, issues = _checked(folder, real)
+    if files is None or fails(issue.severity for issue in issues):
+        raise InvalidDocument(issues)
+    record, missing = _record(files)
     if missing and not partial:
         message = "the task has not finished: task.json has no " + ", ".join(missing)
         unfinished = Finding("", "layout.incomplete-task", message)
         # Placed as every finding is: at the index object itself (its first character), a real place.
         raise InvalidDocument(issues_of(files.index.document, [unfinished], str(folder / "task.json"), layout.TASK))
+    return _modelled(folder, record, missing, legacy=_version(files) == TASK_V2)
+
+
+def read_leniently(folder: Path, real: str) -> TaskRead:
+    """:func:`read_task` with ``strict=False`` of a folder that really was at ``real`` when it was found: the task
+    as AgentCompass 1.0.1 reads it, with every issue of its folder; :class:`InvalidDocument` where that reader
+    refuses it (an error outside what it reads past, :func:`_read_past`)."""
+    files, issues = _checked(folder, real)
+    if files is None or any(fails([issue.severity]) and not _read_past(issue, folder, files) for issue in issues):
+        raise InvalidDocument(issues)
+    record, missing = _record(files)
+    for member in missing:
+        record[member] = None
+    return TaskRead(record=record, issues=issues, missing=missing, folder=folder, legacy=_version(files) == TASK_V2)
+
+
+def _checked(folder: Path, real: str) -> tuple[layout.TaskFiles | None, list[Issue]]:
+    """The task folder's files, checked as ``validate`` checks them, and every issue found; a v2 attempt that
+    AgentCompass 1.0.1 cannot convert raises :class:`UnconvertibleAttempt` (it refuses the whole task)."""
+    if not os.path.lexists(folder):  # said as it is: "holds no task.json" would send one looking inside it
+        message = "no such task folder: it does not exist"
+        raise InvalidDocument([Issue(file=str(folder), severity="error", code="io.not-found", message=message)])
+    collector = Collector()
+    with confined(folder, real):
+        files = layout.check_task(folder, collector)
+    issues = list(collector.report().issues)
+    if files is not None and _version(files) == TASK_V2:
+        _refuse_unconvertible(folder, files, issues)
+    return files, issues
+
+
+def _record(files: layout.TaskFiles) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The task detail record of checked files, as plain JSON values shaped as AgentCompass 1.0.1 shapes it, and
+    the shared members its index has not published yet (stood in for, so that the attempts are read as usual)."""
+    legacy = _version(files) == TASK_V2
+    index = files.index.document.data
+    missing = tuple(member for member in layout.SHARED if member not in index)
     attempts: dict[str, Any] = {}
     counts: dict[str, int] = {}
     for key in sorted(files.results, key=int):
@@ -124,16 +170,119 @@ def read_task_at(folder: Path, real: str, *, partial: bool) -> TaskDetail | Task
             "attempts": attempts,
         }
     )
-    if missing and not attempts:  # no attempt to check: the index, checked above, is all there is
+    return record, missing
+
+
+def _modelled(folder: Path, record: dict[str, Any], missing: Sequence[str], *, legacy: bool) -> TaskDetail | TaskSoFar:
+    """The model of the record of a task folder without errors.
+
+    Its files were checked (schemas and rules) as ``validate`` checks them, and a v3 record is made of their
+    documents as they are: it is structured without being checked again. A v2 record is converted, which makes
+    new attempt payloads: those are checked (``from_dict``).
+    """
+    if missing and not record["attempts"]:  # no attempt to check: the index, checked above, is all there is
         return _so_far(record, None, missing)
-    model = _api.from_dict("agentcompass-task-detail", record)
+    model = _api.from_dict("agentcompass-task-detail", record) if legacy else _structured(record)
     _, root = layout.place_of(folder)
     if root is not None:
         _remember_origin(model, root)
     return _so_far(record, model, missing) if missing else model
 
 
-def _so_far(record: dict[str, Any], model: TaskDetail | None, missing: list[str]) -> TaskSoFar:
+def _structured(record: dict[str, Any]) -> TaskDetail:
+    from ..models import TaskDetail, _convert  # as the models are imported everywhere here: when a record is made
+
+    try:
+        model: TaskDetail = _convert.structure(record, TaskDetail)
+    except _convert.Unrepresentable:  # a fault of the models: said, located, as from_dict says it
+        return _api.from_dict("agentcompass-task-detail", record)
+    return model
+
+
+# What AgentCompass 1.0.1's reader (``read_result``, then ``build_detail_record``) takes as it is, without looking
+# inside: an error there leaves the task readable. Members of any value, then members it reads as any mapping
+# (an empty value reads as {}).
+_ANY_VALUE = ("/final_answer", "/ground_truth", "/category")
+_ANY_MAPPING = ("/trajectory", "/artifacts", "/analysis_result", "/meta/benchmark", "/meta/harness")
+
+
+def _read_past(issue: Issue, folder: Path, files: layout.TaskFiles) -> bool:
+    """Whether AgentCompass 1.0.1 reads the task despite this error: one inside a member it does not look into,
+    or in a file or folder it does not read (retry records, checkpoints, collected artifacts, stray entries).
+
+    The task folder's own name, the attempt folders its index maps, task.json and each mapped result.json
+    outside those members are read, checked or required by it: an error there stops it, as it stops this reader.
+    A link anywhere is never followed, so it stops this reader too.
+    """
+    if issue.code.startswith(("security.path-escape", "security.symlink")) or issue.file is None:
+        return False
+    documents = {str(folder / "task.json"): files.index}
+    documents.update((result.file, result) for result in files.results.values() if result is not None and result.file)
+    examined = documents.get(issue.file)
+    if examined is None:
+        mapped = {str(folder / name) for name in _mapped_names(files)}
+        if issue.file == str(folder):
+            return issue.code == "layout.wrong-state"  # it finds a task by its name, in whichever state folder
+        return issue.file not in mapped and issue.file.startswith(str(folder) + os.sep)
+    pointer = issue.pointer or ""
+    if any(pointer == place or pointer.startswith(place + "/") for place in _ANY_VALUE):
+        return True
+    data = members(examined)
+    for place in _ANY_MAPPING:
+        if pointer.startswith(place + "/"):
+            return True
+        if pointer == place and data is not None:
+            value = _at(data, place)
+            return isinstance(value, dict) or value in (None, "", [])
+    return False
+
+
+def _mapped_names(files: layout.TaskFiles) -> list[str]:
+    mapping = files.index.document.data.get("attempts") if isinstance(files.index.document.data, dict) else None
+    return [name for name in mapping.values() if isinstance(name, str)] if isinstance(mapping, dict) else []
+
+
+def _at(data: dict[str, Any], place: str) -> Any:
+    value: Any = data
+    for token in place.strip("/").split("/"):
+        value = value.get(token) if isinstance(value, dict) else None
+    return value
+
+
+@attrs.frozen(kw_only=True)
+class TaskRead:
+    """A task as AgentCompass 1.0.1 reads it (``read_task(..., strict=False)``, ``TaskRef.read(strict=False)``),
+    with every issue ``validate`` finds in its folder beside it.
+
+    ``record`` is the task detail record as plain JSON values, exactly as that reader returns it (for a task that
+    has not finished, what it holds so far: the members named in ``missing`` are ``None``); ``issues`` every issue
+    of the folder, errors included: AgentCompass reads past an error inside a trajectory, a final answer, the
+    collected artifacts' manifest or a retry record, which the spec calls invalid.
+    """
+
+    record: dict[str, Any]
+    issues: list[Issue]
+    missing: tuple[str, ...] = ()
+    folder: Path = attrs.field(repr=False)
+    legacy: bool = attrs.field(default=False, repr=False)
+
+    @property
+    def valid(self) -> bool:
+        """Whether the folder has no error (then :meth:`model` gives its model)."""
+        return not fails(issue.severity for issue in self.issues)
+
+    def model(self) -> TaskDetail | TaskSoFar:
+        """The record as a ``TaskDetail`` (a :class:`TaskSoFar` for a task not finished); raises
+        :class:`InvalidDocument` with the issues when the folder has an error: a model holds valid records only."""
+        if not self.valid:
+            raise InvalidDocument(self.issues)
+        record = dict(self.record)
+        if self.missing:
+            record.update(_stand_in_of(record))
+        return _modelled(self.folder, record, self.missing, legacy=self.legacy)
+
+
+def _so_far(record: dict[str, Any], model: TaskDetail | None, missing: Sequence[str]) -> TaskSoFar:
     plan = model.attempt_plan if model is not None else None
     if plan is None and "attempt_plan" not in missing:
         from ..models import AttemptPlan  # as the models are imported everywhere here: when a record is made
@@ -153,7 +302,12 @@ def _so_far(record: dict[str, Any], model: TaskDetail | None, missing: list[str]
 
 def _stand_in(files: layout.TaskFiles) -> dict[str, Any]:
     """Shared members that hold for any attempts a task has (k their largest number), never given out as read."""
-    k = max([int(key) for key in files.results if key.isdigit()] + [1])
+    return _stand_in_of({"attempts": {key: None for key in files.results}})
+
+
+def _stand_in_of(record: dict[str, Any]) -> dict[str, Any]:
+    numbers = [*record["attempts"], *record.get("retry_counts", {})]
+    k = max([int(key) for key in numbers if key.isdigit()] + [1])
     return {"category": None, "ground_truth": None, "attempt_plan": {"k": k, "strategy": "avg"}}
 
 
@@ -177,8 +331,10 @@ def _version(files: layout.TaskFiles) -> Any:
     return data.get("schema_version") if files.index.document.readable and isinstance(data, dict) else None
 
 
-def _refuse_unconvertible(files: layout.TaskFiles, issues: Sequence[Issue]) -> None:
+def _refuse_unconvertible(folder: Path, files: layout.TaskFiles, issues: Sequence[Issue]) -> None:
     """Raise for the first attempt of a v2 task that AgentCompass 1.0.1 cannot convert (it refuses the task)."""
+    index = files.index.document.data
+    task_id = index.get("task_id") if isinstance(index, dict) and isinstance(index.get("task_id"), str) else None
     for key in sorted(files.results, key=int):
         result = files.results[key]
         if result is None or not result.document.readable or not isinstance(result.document.data, dict):
@@ -186,7 +342,8 @@ def _refuse_unconvertible(files: layout.TaskFiles, issues: Sequence[Issue]) -> N
         payload = {name: value for name, value in result.document.data.items() if name != "retry_count"}
         reason = _legacy.derived_issues(payload) if payload else []
         if isinstance(reason, str):
-            raise UnconvertibleAttempt(key, reason, list(issues))
+            file = result.file if result.file is not None else str(folder / f"attempt-{key}" / "result.json")
+            raise UnconvertibleAttempt(key, reason, list(issues), task=task_id, file=file)
 
 
 def write_task(

@@ -211,14 +211,21 @@ class WriteError(SpecError, OSError):
 class UnconvertibleAttempt(InvalidDocument):
     """A v2 attempt that AgentCompass 1.0.1 cannot convert, so it refuses to read the task.
 
-    ``attempt`` is the attempt number, ``reason`` says why; ``issues`` holds every issue of the task.
+    ``attempt`` is the attempt number, ``reason`` says why; ``task`` the task's id and ``file`` the attempt's
+    ``result.json`` (each ``None`` when not known); ``issues`` holds every issue of the task.
     """
 
-    def __init__(self, attempt: str, reason: str, issues: Sequence[Issue]) -> None:
+    def __init__(
+        self, attempt: str, reason: str, issues: Sequence[Issue], *, task: str | None = None, file: str | None = None
+    ) -> None:
         self.attempt = attempt
         self.reason = reason
+        self.task = task
+        self.file = file
         super().__init__(issues)
-        self.args = (f"attempt {attempt} cannot be converted from agentcompass.task.v2: {reason}",)
+        where = ", ".join([*([f"task {task!r}"] if task is not None else []), *([file] if file is not None else [])])
+        said = f"attempt {attempt} cannot be converted from agentcompass.task.v2: {reason}"
+        self.args = (f"{said} ({where})" if where else said,)
 
     def __str__(self) -> str:
         return str(self.args[0])
