@@ -50,6 +50,27 @@ def _report_options(command: argparse.ArgumentParser, name: str) -> None:
         "(on GitHub: $GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/$GITHUB_SHA)",
     )  # fmt: skip
     command.add_argument("--strict", action="store_true", help="treat warnings as errors (info never fails)")
+    _configuration_options(command)
+    command.add_argument(
+        "--no-context", action="store_true", help="text format: do not show the source line under each issue"
+    )
+    command.add_argument(
+        "-q", "--quiet", action="store_true",
+        help="text format: only the summary, and nothing at all when the check passes",
+    )  # fmt: skip
+    command.add_argument(
+        "--color", choices=("auto", "always", "never"), default="auto",
+        help="text format: colour severities and codes (auto: on a terminal, unless NO_COLOR is set)",
+    )  # fmt: skip
+    command.add_argument(
+        "--show-info", action="store_true",
+        help="text format: also show info, what a reader should know but need not fix (other formats always do)",
+    )  # fmt: skip
+
+
+def _configuration_options(command: argparse.ArgumentParser) -> None:
+    """The options that choose and extend the configuration (``_configuration._configure`` reads them): every command
+    that reports issues judges them as ``validate`` does."""
     configuration = command.add_mutually_exclusive_group()
     configuration.add_argument(
         "--config", type=Path, metavar="FILE",
@@ -73,21 +94,6 @@ def _report_options(command: argparse.ArgumentParser, name: str) -> None:
     command.add_argument(
         "--ignore", type=_selectors, action="extend", default=[], metavar="CODES",
         help="do not report these codes or families, comma-separated (added to the configuration's)",
-    )  # fmt: skip
-    command.add_argument(
-        "--no-context", action="store_true", help="text format: do not show the source line under each issue"
-    )
-    command.add_argument(
-        "-q", "--quiet", action="store_true",
-        help="text format: only the summary, and nothing at all when the check passes",
-    )  # fmt: skip
-    command.add_argument(
-        "--color", choices=("auto", "always", "never"), default="auto",
-        help="text format: colour severities and codes (auto: on a terminal, unless NO_COLOR is set)",
-    )  # fmt: skip
-    command.add_argument(
-        "--show-info", action="store_true",
-        help="text format: also show info, what a reader should know but need not fix (other formats always do)",
     )  # fmt: skip
 
 
