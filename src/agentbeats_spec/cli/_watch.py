@@ -110,6 +110,8 @@ class _Shower:
         self._show(issue, fixed=True)
 
     def _show(self, found: Issue, fixed: bool) -> None:
+        if found.code == "io.not-found" and found.file == str(self.arguments.path):
+            return  # the run folder missing at the end: said as validate says a missing path (exit 2)
         configured = _configured(Report((found,), 0), self.arguments.configuration).issues
         if not configured:
             return

@@ -42,7 +42,7 @@ from ..layouts.agentcompass import task_unit
 from ..reading._bounded import open_regular, read_file
 from ..reading._documents import load_json
 from ..records._states import RUNNING
-from ..units._cache import Survey, survey
+from ..units._cache import RACY_NANOSECONDS, Survey, survey
 from ..units._plan import Unit, UnitPlan
 from ..units._running import run_unit
 from ..vocabulary._issues import Issue
@@ -59,7 +59,7 @@ WORKING_SHARE = 0.05
 # The entries a look lstat's besides those near the root, in turn: a change deep in a published task folder (which
 # AgentCompass 1.0.1 never makes: it publishes a task by a rename into its state folder) is seen within
 # entries / SWEEP looks, and the check at the end sees every change.
-SWEEP = 400
+SWEEP = 100
 
 Ending = Literal["finished", "stopped", "timeout"]
 IssueKey = tuple[Any, ...]
@@ -307,6 +307,7 @@ class _Watcher:
         self.replan = True
         self.dirty: set[UnitKey] = set()  # the units whose files changed since they were last read
         self.seen: dict[UnitKey, object] = {}  # each dirty unit's signature when last looked at
+        self.ready: dict[UnitKey, int] = {}  # patient: when a dirty unit is old enough to be read (ns since 1970)
         self.parts: dict[UnitKey, tuple[object, Part]] = {}
         self.remembered = _Remembered()
         self.run_info_changed = False
@@ -330,7 +331,10 @@ class _Watcher:
                 self.dirty.update(self.by_path[owner])
 
     def _owner(self, relative: str, strictly: bool) -> str | None:
-        """The path of the unit ``relative`` lies in (``strictly``: below it, not the unit itself)."""
+        """The path of the unit ``relative`` lies in (``strictly``: below it, not the unit itself; the root, made or
+        removed, lies in none: the folder is planned again)."""
+        if strictly and not relative:
+            return None
         here = os.path.dirname(relative) if strictly else relative
         while True:
             if here in self.by_path:
@@ -367,8 +371,11 @@ class _Watcher:
             self._plan()
         settings = current()
         settled = True
+        now = time.time_ns()
         for key in [key for key in self.units if key in self.dirty]:  # in the plan's order
             unit = self.units[key]
+            if self.ready.get(key, 0) > now:  # patient: not old enough to be read yet, nothing to look at
+                continue
             if self._unpublished(unit):
                 self.dirty.discard(key)  # read once it has moved to its final state (a new unit then)
                 continue
@@ -376,10 +383,13 @@ class _Watcher:
             if before is None or not _published(unit.path, before):
                 settled = settled and before is not None  # a temporary file left by a crash must not stop all
                 continue
-            surveyed = survey(unit.path)  # None for a file
-            if self.seen.get(key) != before or (self.patient and surveyed is not None and surveyed.racy):
+            newest = max(entry[3] for entry in before)
+            if self.seen.get(key) != before or (self.patient and newest >= now - RACY_NANOSECONDS):
                 self.seen[key] = before  # read once it stays the same for a look (and, patient, is not racy)
+                if self.patient:
+                    self.ready[key] = newest + RACY_NANOSECONDS
                 continue
+            surveyed = survey(unit.path)  # None for a file
             found = self.parts.get(key)
             if found is None or found[0] != before:
                 part = run_unit(unit, settings)
@@ -394,6 +404,7 @@ class _Watcher:
                 changed = True
             self.dirty.discard(key)
             self.seen.pop(key, None)
+            self.ready.pop(key, None)
         if settled and changed and self.planned is not None:
             parts = [self.parts[key][1] for key in self.units if key in self.parts]
             self._reconcile(assemble(self._published_plan(self.planned), parts).issues)
