@@ -393,7 +393,7 @@ class _Watcher:
             found = self.parts.get(key)
             if found is None or found[0] != before:
                 part = run_unit(unit, settings)
-                if _signature(unit.path) != before:  # written while it was read: read again once at rest
+                if not _unchanged(unit.path, before, surveyed):  # written while it was read: read again once at rest
                     settled = False
                     continue
                 self.parts[key] = (before, part)
@@ -439,6 +439,15 @@ class _Watcher:
         report = check_paths([self.root], cache=self.remembered)
         self._reconcile(report.issues)
         return Watched(ending, report, tuple(self.reported), tuple(self.fixed))
+
+
+def _unchanged(path: Path, before: Signature, surveyed: Survey | None) -> bool:
+    """Whether ``path`` is still what it was before it was read: a folder surveyed then (every entry below it
+    ``lstat``s the same, natively), else every entry's ``_signature``."""
+    if surveyed is not None:
+        again = survey(path)
+        return again is not None and again.signature == surveyed.signature
+    return _signature(path) == before
 
 
 def _settled_name(path: Path) -> bool:
