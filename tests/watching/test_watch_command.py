@@ -123,8 +123,11 @@ class Terminal(io.StringIO):
         return True
 
 
-@pytest.mark.parametrize("format_", ["text", "jsonl", "github"])
-@pytest.mark.parametrize("terminal", [True, False], ids=["terminal", "log"])
+@pytest.mark.parametrize(
+    ("format_", "terminal"),
+    [("text", True), ("jsonl", True), ("github", True), ("text", False)],
+    ids=["text-terminal", "jsonl-terminal", "github-terminal", "text-log"],
+)
 def test_the_status_line_is_drawn_on_a_terminal_for_the_text_format_only(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, format_: str,
     terminal: bool,
