@@ -1,6 +1,6 @@
 """A run written by the released AgentCompass 1.0.1 writer itself: many small files, where per-file costs dominate.
 
-    python benchmarks/agentcompass_writer.py OUT [--tasks 3000] [--seed 7] [--steps 2:24]
+    python benchmarks/agentcompass_writer.py OUT [--tasks 3000] [--seed 7] [--steps 2:24] [--pace SECONDS]
 
 Every task goes through ``agentcompass.runtime.results.layout.RunLayout.write_result`` (installed for the tests in
 ``.venv/interop`` by ``make test``), and ``run_info.json`` through ``RunStore.write_run_info`` of the request
@@ -8,6 +8,11 @@ Every task goes through ``agentcompass.runtime.results.layout.RunLayout.write_re
 are exactly the writer's: 1 to 3 attempts per task, trajectories of 2 to 24 short steps (``--steps MIN:MAX``:
 100:400 for long ones), a third of the attempts with an issue. Only the writer's fsync calls are skipped (they
 change no byte, and cost minutes).
+
+``--pace SECONDS`` writes the run as a harness does, over time: task n is written ``n * SECONDS`` after the start
+(or as soon as the writer can), each between its ``task_started`` and ``task_finished`` events of the released
+progress sinks (``progress.jsonl``, ``progress.json``), and the run ends with ``RunStore.write_terminal_status``:
+what ``benchmarks/watch.py --pace`` watches.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import json
 import os
 import random
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -56,12 +62,37 @@ def record(
     return data
 
 
+def paced(arguments: argparse.Namespace, layout: Any, made: Any) -> None:
+    """The tasks written one every ``--pace`` seconds between their progress events, then the terminal status."""
+    from agentcompass.runtime.progress import JsonlProgressSink, ProgressReporter, SnapshotProgressSink
+    from agentcompass.runtime.results.store import RunStore
+
+    ids = argparse.Namespace(**{part: argparse.Namespace(id=name) for part, name in
+                                (("benchmark", "bench"), ("harness", "h"), ("environment", "host_process"),
+                                 ("model", "m"))})  # fmt: skip
+    sinks = [JsonlProgressSink(arguments.out / "progress.jsonl"), SnapshotProgressSink(arguments.out / "progress.json")]
+    reporter = ProgressReporter(run_id="bench-run", request=ids, sinks=sinks)
+    reporter.emit("run_started", payload={"benchmark": "bench"})
+    reporter.emit("tasks_loaded", payload={"total_tasks": arguments.tasks})
+    start = time.monotonic()
+    for number in range(arguments.tasks):
+        time.sleep(max(0.0, start + number * arguments.pace - time.monotonic()))
+        detail = made(number)
+        reporter.emit("task_started", task_id=detail["task_id"], category=detail["category"], attempt=1, phase="run")
+        layout.write_result(detail)
+        reporter.emit("task_finished", task_id=detail["task_id"], category=detail["category"], status="completed")
+    reporter.emit("run_finished", status="completed")
+    reporter.close()
+    RunStore(None).write_terminal_status(arguments.out, "completed")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--tasks", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--steps", default="2:24", help="MIN:MAX steps per trajectory")
+    parser.add_argument("--pace", type=float, metavar="SECONDS", help="write a task every SECONDS, with progress")
     arguments = parser.parse_args()
     sys.path.append(str(ROOT / ".venv" / "interop"))
     from agentcompass.runtime.models.request import RunRequest
@@ -81,8 +112,11 @@ def main() -> int:
     ).to_task_payload()  # fmt: skip
     arguments.out.mkdir(parents=True, exist_ok=True)
     RunStore(None).write_run_info(arguments.out, request, {"output": {"run_id": "bench-run"}})
-    for number in range(arguments.tasks):
-        layout.write_result(record(rng, number, template, (low, high)))
+    if arguments.pace is None:
+        for number in range(arguments.tasks):
+            layout.write_result(record(rng, number, template, (low, high)))
+    else:
+        paced(arguments, layout, lambda number: record(rng, number, template, (low, high)))
     files = list(arguments.out.rglob("*.json"))
     size = sum(path.stat().st_size for path in files)
     print(f"{arguments.out}: {arguments.tasks} tasks, {len(files)} JSON files, {size / 1024**2:.1f} MB")

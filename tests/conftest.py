@@ -62,6 +62,8 @@ TIERS: dict[str, dict[str, str]] = {
         "properties/": "hypothesis property tests, and fuzzing of the command line",
         "output/test_signals.py": "commands in subprocesses stopped by signals: worker pools, a local Dask cluster",
         "watching/test_watch.py::test_the_command": "watch as a command, in a subprocess, until its --timeout",
+        "watching/test_watch_command.py::test_watch_judges_as_validate": "watch until its --timeout beside validate, "
+        "for each configuration",
         "output/test_ci_formats.py": "the pre-commit hooks and the README's CI steps, run as subprocesses",
         "output/test_hidden_errors.py::test_pure_and_native_paths": "validate and watch in subprocesses, pure and "
         "native",

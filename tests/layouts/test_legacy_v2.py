@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import io
 import json
 import os
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -581,3 +583,46 @@ def test_a_v2_attempts_checkpoint_json_that_is_a_folder_is_an_error_as_the_check
         load()
     found = [(i.code, i.severity) for i in validate(run) if i.file == str(checkpoint)]
     assert found == [("io.not-a-file", "error")]
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("terminal", [True, False], ids=["terminal", "log"])
+def test_migrate_says_each_task_as_it_is_done_with_a_bar_on_a_terminal(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, terminal: bool
+) -> None:
+    """Each task's line is printed when the task is done, not all at the end: a line is on stdout before the next
+    task is written; on a terminal, a bar of the phase under way (reading, then writing) is drawn on stderr."""
+    stderr = Terminal() if terminal else io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    written: list[tuple[int, str]] = []  # (steps seen, the stdout so far) at each step
+    steps: list[migrate_module.Step] = []
+    real = migrate_module.migrating
+
+    def spied(*arguments: Any, on_step: Callable[[migrate_module.Step], None], **options: Any) -> Any:
+        def step(seen: migrate_module.Step) -> None:
+            written.append((len(steps), capsys.readouterr().out))
+            steps.append(seen)
+            on_step(seen)
+
+        return real(*arguments, on_step=step, **options)
+
+    monkeypatch.setattr(migrate_module, "migrating", spied)
+    assert main(["migrate", str(run), "-o", str(tmp_path / "new")]) == 1
+    rest = capsys.readouterr().out
+    out = "".join(text for _, text in written) + rest
+    assert rest.splitlines()[-1] == f"4 converted, 0 already v3, 1 refused in {tmp_path / 'new'}"
+    assert [(step.phase, step.done) for step in steps if step.phase == "writing"] == [
+        ("writing", n) for n in range(1, 5)
+    ]
+    assert {step.total for step in steps if step.phase == "reading"} == {5}
+    converted = [index for index, step in enumerate(steps) if step.converted is not None]
+    assert len(converted) == 4 and "converted      details/" in "".join(text for _, text in written[converted[0] + 1 :])
+    assert out.count("converted      details/") == 4 and out.count("refused        details/") == 1
+    if terminal:
+        assert "tasks reading" in stderr.getvalue() and "tasks writing" in stderr.getvalue()
+    else:
+        assert stderr.getvalue() == ""

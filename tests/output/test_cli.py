@@ -297,7 +297,7 @@ def test_the_users_cache_folder_inside_a_checked_folder_means_no_cache(
 
 @pytest.mark.parametrize(
     ("command", "function"),
-    [("validate", "check_paths"), ("scan", "scan_paths"), ("watch", "watch_run"), ("check-l1", "check_repository")],
+    [("validate", "check_paths"), ("scan", "scan_paths"), ("watch", "watching"), ("check-l1", "check_repository")],
 )
 def test_a_path_that_changes_under_the_command_exits_2_naming_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, command: str, function: str

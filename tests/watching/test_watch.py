@@ -173,10 +173,13 @@ def test_the_command_ends_at_its_timeout_with_the_summary_and_exit_code_of_valid
     ]
 
 
-def test_the_command_refuses_what_is_not_a_folder(tmp_path: Path) -> None:
-    missing = command(str(tmp_path / "nothing"))
+def test_the_command_refuses_what_is_not_a_folder_and_a_folder_never_made(tmp_path: Path) -> None:
+    missing = command(str(tmp_path / "nothing"), "--timeout", "0.5")
     assert (missing.returncode, missing.stdout) == (2, "")
-    assert missing.stderr.startswith("agentbeats-spec: error: no such file or folder: ")
+    assert missing.stderr == (
+        f"agentbeats-spec: waiting for {tmp_path / 'nothing'} to be made\n"
+        f"agentbeats-spec: error: no such file or folder: {tmp_path / 'nothing'}\n"
+    )
     (tmp_path / "file.json").write_text("{}", encoding="utf-8")
     file = command(str(tmp_path / "file.json"))
     assert (file.returncode, file.stderr) == (

@@ -32,9 +32,9 @@ def _limits(arguments: argparse.Namespace) -> Limits:
 
 
 def _configure(arguments: argparse.Namespace) -> None:
-    """Read the configuration of a command that reports issues (validate, scan, check-l1): a problem in it is a
-    usage error, found before anything is checked."""
-    if not hasattr(arguments, "outputs"):
+    """Read the configuration of a command that reports issues (validate, scan, check-l1, watch): a problem in it
+    is a usage error, found before anything is checked."""
+    if not hasattr(arguments, "no_config"):  # the command has no configuration options (_configuration_options)
         return
     config = _config.load(arguments.config, search=_discovering(arguments))
     config = config.with_command_line(arguments.exclude, arguments.select, arguments.ignore)

@@ -51,30 +51,7 @@ def _report_options(command: argparse.ArgumentParser, name: str) -> None:
         "$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/$GITHUB_SHA; elsewhere no links)",
     )  # fmt: skip
     command.add_argument("--strict", action="store_true", help="treat warnings as errors (info never fails)")
-    configuration = command.add_mutually_exclusive_group()
-    configuration.add_argument(
-        "--config", type=Path, metavar="FILE",
-        help="the configuration file (.agentbeats-spec.toml, or a pyproject.toml with [tool.agentbeats-spec]); "
-        "default: the nearest one from the working folder up to the repository's root or the home folder",
-    )  # fmt: skip
-    configuration.add_argument(
-        "--no-config", action="store_true",
-        help=f"read no configuration file and no ./{ALLOW_LIST}: the checked tree's own settings never count "
-        f"(as {_config.NO_CONFIG}=1 does)",
-    )  # fmt: skip
-    command.add_argument(
-        "--exclude", action="append", default=[], metavar="GLOB",
-        help="leave out files and folders matching GLOB (repeatable; added to the configuration's)",
-    )  # fmt: skip
-    command.add_argument(
-        "--select", type=_selectors, metavar="CODES",
-        help="report only these codes or families, comma-separated (schema,rule.main-metric); replaces the "
-        "configuration's",
-    )  # fmt: skip
-    command.add_argument(
-        "--ignore", type=_selectors, action="extend", default=[], metavar="CODES",
-        help="do not report these codes or families, comma-separated (added to the configuration's)",
-    )  # fmt: skip
+    _configuration_options(command)
     command.add_argument(
         "--no-context", action="store_true", help="text format: do not show the source line under each issue"
     )
@@ -99,6 +76,35 @@ def _report_options(command: argparse.ArgumentParser, name: str) -> None:
     command.add_argument(
         "--show-info", action="store_true",
         help="text format: also show info, what a reader should know but need not fix (other formats always do)",
+    )  # fmt: skip
+
+
+def _configuration_options(command: argparse.ArgumentParser) -> None:
+    """The options that choose and extend the configuration (``_configuration._configure`` reads them): every command
+    that reports issues judges them as ``validate`` does."""
+    configuration = command.add_mutually_exclusive_group()
+    configuration.add_argument(
+        "--config", type=Path, metavar="FILE",
+        help="the configuration file (.agentbeats-spec.toml, or a pyproject.toml with [tool.agentbeats-spec]); "
+        "default: the nearest one from the working folder up to the repository's root or the home folder",
+    )  # fmt: skip
+    configuration.add_argument(
+        "--no-config", action="store_true",
+        help=f"read no configuration file and no ./{ALLOW_LIST}: the checked tree's own settings never count "
+        f"(as {_config.NO_CONFIG}=1 does)",
+    )  # fmt: skip
+    command.add_argument(
+        "--exclude", action="append", default=[], metavar="GLOB",
+        help="leave out files and folders matching GLOB (repeatable; added to the configuration's)",
+    )  # fmt: skip
+    command.add_argument(
+        "--select", type=_selectors, metavar="CODES",
+        help="report only these codes or families, comma-separated (schema,rule.main-metric); replaces the "
+        "configuration's",
+    )  # fmt: skip
+    command.add_argument(
+        "--ignore", type=_selectors, action="extend", default=[], metavar="CODES",
+        help="do not report these codes or families, comma-separated (added to the configuration's)",
     )  # fmt: skip
 
 

@@ -54,7 +54,6 @@ FORMATS: dict[str, Format] = {
 }
 
 
-
 class _Reporters(Mapping[str, Reporter]):
     """The formats of a whole report, by name, each reporter imported when it is looked up."""
 

@@ -1,8 +1,10 @@
-"""The progress bar of a long check: files done and files per second, on a terminal's stderr."""
+"""The progress bar of a long check (files done and files per second) and the status line of a watch, on a
+terminal's stderr."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -40,6 +42,40 @@ class Progress:
         )
         self.stream.flush()
 
-    def close(self) -> None:
+    def clear(self) -> None:
+        """Take the bar off the line, so that other output can be written there; the next call draws it again."""
         self.stream.write("\r" + " " * 78 + "\r")
         self.stream.flush()
+        self.shown = 0.0
+
+    def close(self) -> None:
+        self.clear()
+
+
+class StatusLine:
+    """One line of status on a terminal's stderr, redrawn in place (cut to the terminal's width); cleared before
+    anything else is written to the terminal, and drawn again after."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.text = ""
+
+    @classmethod
+    def for_terminal(cls, stream: TextIO) -> StatusLine | None:
+        """A status line on ``stream`` when it is a terminal (None otherwise: a log shows no redrawn line)."""
+        return cls(stream) if stream.isatty() else None
+
+    def show(self, text: str) -> None:
+        width = max(shutil.get_terminal_size().columns - 1, 10)
+        self.text = text[:width]
+        self.redraw()
+
+    def redraw(self) -> None:
+        if self.text:
+            self.stream.write(f"\r{self.text}\x1b[K")
+            self.stream.flush()
+
+    def clear(self) -> None:
+        if self.text:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()

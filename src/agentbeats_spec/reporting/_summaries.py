@@ -11,7 +11,7 @@ from ..vocabulary._text import printable
 
 if TYPE_CHECKING:
     from ..layouts.abv3 import L1Check
-    from ..tasks._migrate import Migration
+    from ..tasks._migrate import Migration, Refused
 
 
 def l1_summary(checks: Iterable[L1Check], repository: Path, out: TextIO) -> None:
@@ -30,18 +30,19 @@ def l1_summary(checks: Iterable[L1Check], repository: Path, out: TextIO) -> None
     out.write("\n")
 
 
-def migration(done: Migration, out: TextIO) -> None:
-    """What ``migrate`` did: a line per task converted or refused, then the counts."""
-    would = "would convert" if done.dry_run else "converted"
+def migration_converted(old: Path, new: Path, dry_run: bool) -> str:
+    """The line of a task converted (or, ``dry_run``, that would be)."""
+    would = "would convert" if dry_run else "converted"
+    return f"{would:<13}  {printable(old.as_posix(), controls=True)} -> {printable(new.as_posix(), controls=True)}\n"
 
-    def shown(text: str) -> str:
-        return printable(text, controls=True)
 
-    for old, new in done.converted:
-        out.write(f"{would:<13}  {shown(old.as_posix())} -> {shown(new.as_posix())}\n")
-    for refused in done.refused:
-        out.write(f"{'refused':<13}  {shown(refused.task.as_posix())}: {shown(refused.reason)}\n")
-    where = "(dry run, nothing written)" if done.dry_run else f"in {shown(str(done.run))}"
-    out.write(
-        f"{len(done.converted)} converted, {len(done.already_v3)} already v3, {len(done.refused)} refused {where}\n"
-    )
+def migration_refused(refused: Refused) -> str:
+    """The line of a task left as it was, with why."""
+    task, reason = printable(refused.task.as_posix(), controls=True), printable(refused.reason, controls=True)
+    return f"{'refused':<13}  {task}: {reason}\n"
+
+
+def migration_counts(done: Migration) -> str:
+    """The last line of ``migrate``: how many tasks were converted, already v3, refused, and where."""
+    where = "(dry run, nothing written)" if done.dry_run else f"in {printable(str(done.run), controls=True)}"
+    return f"{len(done.converted)} converted, {len(done.already_v3)} already v3, {len(done.refused)} refused {where}\n"

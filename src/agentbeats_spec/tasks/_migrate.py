@@ -19,8 +19,9 @@ import filecmp
 import os
 import shutil
 import uuid
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import attrs
 
@@ -67,6 +68,26 @@ class Migration:
 
 
 @attrs.frozen
+class Step:
+    """A step of a migration, for a progress display: ``phase`` (``"reading"``: a task folder surveyed, or
+    ``"writing"``: a task rewritten), ``done`` of ``total``, and what became of the task once that is known: its old
+    and new folder (``converted``; with ``dry_run``, what it would be) or why it was left as it was (``refused``)."""
+
+    phase: Literal["reading", "writing"]
+    done: int
+    total: int
+    converted: tuple[Path, Path] | None = None
+    refused: Refused | None = None
+
+
+OnStep = Callable[[Step], None]
+
+
+def _no_display(step: Step) -> None:
+    pass
+
+
+@attrs.frozen
 class _Task:
     folder: Path  # relative to the run
     version: str | None
@@ -97,6 +118,19 @@ def migrate_run(
     the run itself; ``dry_run`` only says what would be done. One of the three is required: migrate does not guess
     where to write. Migrating a migrated run changes nothing.
     """
+    return migrating(run, output, in_place=in_place, dry_run=dry_run)
+
+
+def migrating(
+    run: str | os.PathLike[str],
+    output: str | os.PathLike[str] | None = None,
+    *,
+    in_place: bool = False,
+    dry_run: bool = False,
+    on_step: OnStep = _no_display,
+) -> Migration:
+    """:func:`migrate_run`, calling ``on_step`` as each task is read and written (the command's progress bar and
+    its lines, as it goes)."""
     source = Path(run)
     if not is_folder(source) or not (is_folder(source / "details") or is_file(source / "run_info.json")):
         raise SpecError(f"{source} is not an AgentCompass run folder (no details/ or run_info.json in it)")
@@ -137,16 +171,16 @@ def migrate_run(
             )
         _recover(source)
     try:
-        tasks = _survey(source)
+        tasks = _survey(source, on_step, dry_run)
     except OSError as error:
         raise SpecError(f"cannot read {error.filename or source}: {_reason(error)}") from None
     if dry_run:
         return _report(destination, tasks, dry_run=True)
     try:
         if output is not None:
-            _copy_then_migrate(source, destination, tasks)
+            _copy_then_migrate(source, destination, tasks, on_step)
         else:
-            _migrate_tasks(source, tasks)
+            _migrate_tasks(source, tasks, on_step)
     except WriteError:
         raise
     except OSError as error:  # a full disk, a read-only folder: said in one line, the run as it was or resumable
@@ -161,27 +195,51 @@ def _not_empty(folder: Path) -> bool:
         return True
 
 
-def _survey(run: Path) -> list[_Task]:
+def _survey(run: Path, on_step: OnStep = _no_display, dry_run: bool = False) -> list[_Task]:
     """Every task folder of the run, with its version and, for a v2 task, its converted record or why not.
 
     The run is listed as the walk lists it, folder by folder from open descriptors, and no link is followed: a
     link where a state or task folder may be is a task that cannot be converted (refused, so the command exits
     1), and so is a task folder whose ``task.json`` cannot be read as JSON (a link, a FIFO, nesting past the
-    limit)."""
+    limit). ``on_step`` is told of each folder read, and of each task refused (or, ``dry_run``, converted)."""
     found: list[_Task] = []
     with Folder.root(run) as root:
         details = root.find("details")  # a linked details/ was refused before: here it is a WriteError
         if details is None:
             return found
         with details:
+            places: list[
+                tuple[str | None, str]
+            ] = []  # every folder that may be a task: listed first, so that the display knows the total
             for name in details.names():
                 if name in STATES and details.kind(name) == "folder":
                     with details.child(name) as state:
-                        for task in state.names():
-                            found.extend(_surveyed(run, state, Path("details", name, task)))
+                        places.extend((name, task) for task in state.names())
                 else:
-                    found.extend(_surveyed(run, details, Path("details", name)))
+                    places.append((None, name))
+            for done, (state_name, name) in enumerate(places, 1):
+                if state_name is None:
+                    surveyed = _surveyed(run, details, Path("details", name))
+                else:
+                    with details.child(state_name) as state:
+                        surveyed = _surveyed(run, state, Path("details", state_name, name))
+                found.extend(surveyed)
+                on_step(_read_step(surveyed, done, len(places), dry_run))
     return found
+
+
+def _read_step(surveyed: list[_Task], done: int, total: int, dry_run: bool) -> Step:
+    """What reading a task folder settled: a task refused now, or (a dry run) one that would be converted."""
+    for task in surveyed:
+        if task.version != CURRENT_TASK and (task.reason or task.target is None):
+            return Step("reading", done, total, refused=_refusal(task))
+        if dry_run and task.target is not None:
+            return Step("reading", done, total, converted=(task.folder, task.target))
+    return Step("reading", done, total)
+
+
+def _refusal(task: _Task) -> Refused:
+    return Refused(task.folder, task.reason or f"task.json has schema_version {task.version!r}, which is not v2")
 
 
 def _surveyed(run: Path, parent: Folder, relative: Path) -> list[_Task]:
@@ -255,21 +313,19 @@ def _report(run: Path, tasks: list[_Task], *, dry_run: bool = False) -> Migratio
         converted=converted,
         already_v3=tuple(task.folder for task in tasks if task.version == CURRENT_TASK and task.folder not in targets),
         refused=tuple(
-            Refused(task.folder, task.reason or f"task.json has schema_version {task.version!r}, which is not v2")
-            for task in tasks
-            if task.version != CURRENT_TASK and (task.reason or task.target is None)
+            _refusal(task) for task in tasks if task.version != CURRENT_TASK and (task.reason or task.target is None)
         ),
         dry_run=dry_run,
     )
 
 
-def _copy_then_migrate(source: Path, destination: Path, tasks: list[_Task]) -> None:
+def _copy_then_migrate(source: Path, destination: Path, tasks: list[_Task], on_step: OnStep) -> None:
     """A migrated copy, written beside its destination and renamed into place once complete."""
     partial = destination.parent / f".{destination.name}.partial-{uuid.uuid4().hex}"
     destination.parent.mkdir(parents=True, exist_ok=True)
     try:
         shutil.copytree(source, partial, symlinks=True, ignore=shutil.ignore_patterns(STAGING))
-        _migrate_tasks(partial, tasks)
+        _migrate_tasks(partial, tasks, on_step)
         if destination.exists():
             destination.rmdir()  # empty, checked above
         os.rename(partial, destination)
@@ -278,7 +334,7 @@ def _copy_then_migrate(source: Path, destination: Path, tasks: list[_Task]) -> N
         raise
 
 
-def _migrate_tasks(run: Path, tasks: list[_Task]) -> None:
+def _migrate_tasks(run: Path, tasks: list[_Task], on_step: OnStep = _no_display) -> None:
     todo = [task for task in tasks if task.record is not None and task.target is not None]
     if not todo:
         return
@@ -291,6 +347,9 @@ def _migrate_tasks(run: Path, tasks: list[_Task]) -> None:
                     reason = str(error)
                 if reason:
                     tasks[tasks.index(task)] = attrs.evolve(task, reason=reason)
+                    on_step(Step("writing", index + 1, len(todo), refused=Refused(task.folder, reason)))
+                elif task.target is not None:  # always, for a task to do
+                    on_step(Step("writing", index + 1, len(todo), converted=(task.folder, task.target)))
         root.remove_tree(STAGING)
 
 
