@@ -35,8 +35,8 @@ class Format:
 
 
 FORMATS: dict[str, Format] = {
-    "text": Format("for people", (*REPORTING, "watch", "convert"), text),
-    "json": Format("for programs", (*REPORTING, "convert"), json_report),
+    "text": Format("for people", (*REPORTING, "watch", "convert", "score"), text),
+    "json": Format("for programs", (*REPORTING, "convert", "score"), json_report),
     "github": Format("for workflow annotations", (*REPORTING, "watch"), github),
     "sarif": Format("for code scanning", REPORTING, sarif),
     "junit": Format("for CI test reports (JUnit XML)", REPORTING, junit),
