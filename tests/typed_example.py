@@ -45,6 +45,7 @@ from agentbeats_spec import (
     redact,
     scan,
     schema,
+    score_run,
     steps_table,
     tasks_table,
     to_atif,
@@ -246,6 +247,11 @@ def running_tasks(folder: Path) -> list[str]:
         issues: list[Issue] = run.issues
         found += [str(issue) for issue in issues]
     return found
+
+
+def headline_scores(path: Path) -> dict[str, float | None]:
+    """Each run's recomputed headline value (its first series), by run folder."""
+    return {str(root): report.series[0].value for root, report in score_run(path).items()}
 
 
 def as_tables(path: Path) -> int:

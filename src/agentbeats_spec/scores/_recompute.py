@@ -14,6 +14,7 @@ recomputation raises :class:`Refused`: the rules of the run report those, and no
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -24,7 +25,7 @@ STATUSES = frozenset(
     {"completed", "run_error", "eval_error", "run_error_or_eval_error", "skipped", "cancelled", "interrupted"}
 )
 _NOT_COMPLETED = frozenset({"cancelled", "interrupted", "skipped"})  # what pass never stops after
-_IDENTIFIER = r"[A-Za-z][A-Za-z0-9_.-]*"
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 REDUCERS = ("native", "avg", "pass")
 KINDS = ("binary_success", "scalar")
 # How a hierarchy node combines its children, as 1.0.1 has them: metrics.json does not say which a node used.
@@ -168,9 +169,7 @@ def _category(value: Any) -> str:
 
 def _observations(task: TaskScore, contract: Contract, k: int) -> dict[int, tuple[str, dict[str, Any], set[str]]]:
     """The task's attempts by number, each metrics object checked as ``MetricContract.validate_observations``."""
-    import re
-
-    identifier = re.compile(_IDENTIFIER)
+    identifier = _IDENTIFIER
     records: dict[int, tuple[str, dict[str, Any], set[str]]] = {}
     for key, attempt in task.attempts.items():
         if not key.isdigit() or str(int(key)) != key or not 1 <= int(key) <= k:
