@@ -249,8 +249,12 @@ def write_run(modules: SimpleNamespace, root: Path, plan: tuple[Task, ...], sand
                 artifacts["declared_artifacts"] = _collect(modules, root, task, attempt, sandbox, failure)
             payloads[str(attempt.number)] = {
                 "status": attempt.status,
-                "metrics": {"accuracy": 1.0 if attempt.status == "completed" else 0.0, "passed": True, "steps": 3,
-                            "correct": attempt.status == "completed"},
+                "metrics": {
+                    "accuracy": 1.0 if attempt.status == "completed" else 0.0,
+                    "passed": True,
+                    "steps": 3,
+                    "correct": attempt.status == "completed",
+                },
                 "final_answer": "42" if attempt.number % 2 else {"patch": "diff --git a b"},
                 "trajectory": _trajectory(attempt),
                 "issues": _issues(attempt),

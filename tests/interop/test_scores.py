@@ -79,7 +79,7 @@ def close(left: Any, right: Any) -> bool:
     if isinstance(left, dict) and isinstance(right, dict):
         return left.keys() == right.keys() and all(close(left[key], right[key]) for key in left)
     if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(close(a, b) for a, b in zip(left, right))
+        return len(left) == len(right) and all(close(a, b) for a, b in zip(left, right, strict=True))
     if isinstance(left, float) and isinstance(right, float):
         return math.isclose(left, right, rel_tol=1e-9, abs_tol=1e-12)
     return type(left) is type(right) and left == right
@@ -145,16 +145,23 @@ def test_without_metrics_json_the_contract_is_the_standard_one(
 
 # ------------------------------------------------------------------------------ a report stale or tampered with
 
-TASKS = tuple(
-    runs.Task(f"task {number}", category, None, 3, "avg", tuple(
+_SHAPES = [
+    ("math", ("completed",) * 3),
+    ("math", ("completed", "run_error", "completed")),
+    ("swe", ("completed",) * 3),
+    ("swe", ("eval_error", "completed", "completed")),
+]
+
+
+def _task(number: int, category: str, statuses: tuple[str, ...]) -> runs.Task:
+    attempts = tuple(
         runs.Attempt(attempt, status, (), 1, 1, True, False, None, 0, False, 0, False)
-        for attempt, status in zip((1, 2, 3), statuses)
-    ), True)  # fmt: skip
-    for number, (category, statuses) in enumerate(
-        [("math", ("completed",) * 3), ("math", ("completed", "run_error", "completed")), ("swe", ("completed",) * 3),
-         ("swe", ("eval_error", "completed", "completed"))]  # fmt: skip
+        for attempt, status in zip((1, 2, 3), statuses, strict=True)
     )
-)
+    return runs.Task(f"task {number}", category, None, 3, "avg", attempts, True)
+
+
+TASKS = tuple(_task(number, category, statuses) for number, (category, statuses) in enumerate(_SHAPES))
 
 
 @pytest.fixture

@@ -32,9 +32,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser], name
     )
     score.set_defaults(handler=_score)
     score.add_argument("paths", nargs="+", type=Path, metavar="RUN", help="a run, or a folder of runs")
-    score.add_argument(
-        "--format", choices=_formats.offered(name), default="text", help=_formats.purposes(name)
-    )
+    score.add_argument("--format", choices=_formats.offered(name), default="text", help=_formats.purposes(name))
 
 
 def _score(arguments: argparse.Namespace) -> int:

@@ -282,9 +282,13 @@ def _scores(
     """metrics.json against the report its run's published tasks give (``scores``): an issue at each value that
     differs. A run whose tasks the summary refuses has none (the rules above say why it refuses)."""
     report = value.get("report")
-    if not isinstance(report, dict):
+    if not isinstance(report, dict) or not tasks or any(_running(each.file) for each, _ in tasks):
+        # a run root checked without its task folders has nothing to recompute from; a run with a task in running/
+        # is in progress (resumed), and its summary rewrites metrics.json at its end
         return []
-    for name in ("k", "strategy") if plan is not None else ():
+    for name in ("k", "strategy"):
+        if plan is None:
+            break
         said = report.get(name)
         said = said.strip().lower() if isinstance(said, str) else said
         if said != plan[name] or type(said) is not type(plan[name]):
@@ -353,6 +357,12 @@ def _attempt_metrics(
                 )
             )
     return issues
+
+
+def _running(file: str) -> bool:
+    """Whether a task.json is in details/running/ (its file named with "/" or os.sep)."""
+    parts = re.split(r"[/\\]", file)
+    return len(parts) >= 4 and parts[-3] == "running" and parts[-4] == "details"
 
 
 def kind_said(kind: str) -> str:

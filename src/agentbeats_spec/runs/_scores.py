@@ -72,7 +72,7 @@ def _scored(scope: str, roles: dict[str, list[tuple[str, dict[str, Any]]]], issu
     except Refused as error:
         recomputed, refused = None, str(error)
     prefix = os.path.join(scope, "")
-    found = tuple(issue for issue in issues if issue.code == MISMATCH and issue.file.startswith(prefix))
+    found = tuple(issue for issue in issues if issue.code == MISMATCH and (issue.file or "").startswith(prefix))
     return Scored(Path(scope), recomputed, refused, held, found)
 
 

@@ -52,7 +52,8 @@ def mismatches(file: Mapping[str, Any], recomputed: Recomputation) -> list[Misma
     """Every value of ``file`` (a metrics.json of the same series) that differs from ``recomputed``."""
     found: list[Mismatch] = []
     series = file.get("series")
-    for position, (mine, theirs) in enumerate(zip(recomputed.report["series"], series if isinstance(series, list) else [])):
+    held = series if isinstance(series, list) else []
+    for position, (mine, theirs) in enumerate(zip(recomputed.report["series"], held, strict=False)):
         if not isinstance(theirs, Mapping):
             continue
         at = join("/series", position)

@@ -212,7 +212,9 @@ def reduce_task(task: TaskScore, contract: Contract, k: int, strategy: str) -> l
     if strategy == "pass" and records and set(records) == set(range(1, max(records) + 1)):
         status, metrics, _ = records[max(records)]
         primary_kind = contract.kinds[contract.primary]
-        stopped = status not in _NOT_COMPLETED and primary_kind == "binary_success" and metrics.get(contract.primary) is True
+        stopped = (
+            status not in _NOT_COMPLETED and primary_kind == "binary_success" and metrics.get(contract.primary) is True
+        )
     category = _category(task.category)
     return [
         _reduce_one(task_id, category, series, records, k, invalidated, errors, stopped) for series in contract.series

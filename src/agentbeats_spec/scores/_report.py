@@ -92,7 +92,7 @@ def recompute(
         raise Refused(f"aggregation {aggregation!r} is not one 1.0.1 has")
     reduced = [reduce_task(task, contract, k, strategy) for task in tasks]
     by_series = tuple(tuple(each[position] for each in reduced) for position in range(len(contract.series)))
-    found = [_series(series, items, k, aggregation) for series, items in zip(contract.series, by_series)]
+    found = [_series(series, items, k, aggregation) for series, items in zip(contract.series, by_series, strict=True)]
     if aggregation == "category_hierarchy":
         files = list(hierarchy or [])
         if len(files) != len(found) or not isinstance(files[0], Mapping):
@@ -130,10 +130,10 @@ def _display(display: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """``MetricDisplay`` as 1.0.1 dumps it: every member, the texts stripped."""
     if display is None:
         return None
-    stripped = {name: display.get(name) for name in ("label", "description", "unit", "precision")}
-    for name in ("label", "description", "unit"):
-        if isinstance(stripped[name], str):
-            stripped[name] = stripped[name].strip()
+    stripped: dict[str, Any] = {}
+    for name in ("label", "description", "unit", "precision"):
+        value = display.get(name)
+        stripped[name] = value.strip() if isinstance(value, str) and name != "precision" else value
     return stripped
 
 
@@ -163,7 +163,7 @@ def _reduce_node(
             combined.append(breakdown(None, summed, weight))
         wanted = [shown_value(each.get(node.path)) if isinstance(each, Mapping) else None for each in files]
         values = _combined_values(children, wanted)
-        for part, value in zip(combined, values):
+        for part, value in zip(combined, values, strict=True):
             part["value"] = value
         found[node.path] = combined
     return found
@@ -178,13 +178,13 @@ def _combined_values(children: Sequence[Sequence[dict[str, Any]]], wanted: Seque
         candidates[UNWEIGHTED].append(mean(values))
         weights = [part["aggregation_weight"] for part in valid]
         total = math.fsum(weights)
-        by_count = math.fsum(v * (w / total) for v, w in zip(values, weights)) if total > 0 else 0.0
+        by_count = math.fsum(v * (w / total) for v, w in zip(values, weights, strict=True)) if total > 0 else 0.0
         candidates[BY_COUNT].append(by_count if valid else None)
         between = (
             isinstance(target, (int, float)) and not isinstance(target, bool) and bool(values)
             and (min(values) <= target <= max(values) or any(same(target, v) for v in (min(values), max(values))))
         )  # fmt: skip
         candidates[WEIGHTED].append(float(target) if between else (values[0] if values else None))
-    scores = {way: sum(same(a, b) for a, b in zip(found, wanted)) for way, found in candidates.items()}
+    scores = {way: sum(same(a, b) for a, b in zip(found, wanted, strict=True)) for way, found in candidates.items()}
     best = max(scores.values())
     return next(found for way, found in candidates.items() if scores[way] == best)

@@ -35,9 +35,12 @@ def task_value(data: Mapping[str, Any], payloads: Mapping[str, Any], legacy: boo
                 continue
         else:
             issues = payload.get("issues")
+            listed = issues if isinstance(issues, list) else []
             severities = [
-                issue["severity"] for issue in issues if isinstance(issue, Mapping) and isinstance(issue.get("severity"), str)
-            ] if isinstance(issues, list) else []  # fmt: skip
+                issue["severity"]
+                for issue in listed
+                if isinstance(issue, Mapping) and isinstance(issue.get("severity"), str)
+            ]
         attempts[key] = {"status": payload.get("status"), "metrics": payload.get("metrics"), "severities": severities}
     return {"category": data.get("category"), "plan": data.get("attempt_plan"), "attempts": attempts}
 
@@ -51,10 +54,9 @@ def legacy_severities(payload: Mapping[str, Any]) -> list[str] | None:
         extra = payload.get("extra") or (payload.get("meta") or {}).get("benchmark") or {}
         manifest = artifacts.get("declared_artifacts") or {}
         scoring = extra.get("scoring") or {}
-        if (
-            isinstance(manifest, dict) and manifest.get("complete") is False
-            and any(isinstance(entry, dict) and entry.get("status") == "failed" for entry in manifest.get("entries", []))
-        ):  # fmt: skip
+        entries = manifest.get("entries", []) if isinstance(manifest, dict) else []
+        failed = any(isinstance(entry, dict) and entry.get("status") == "failed" for entry in entries)
+        if isinstance(manifest, dict) and manifest.get("complete") is False and failed:
             return ["fatal"]
         if (
             isinstance(scoring, dict) and scoring.get("error") and type(scoring.get("correct")) is bool
@@ -96,7 +98,9 @@ def task_scores(tasks: Sequence[tuple[str, str, Mapping[str, Any]]]) -> list[Tas
 
 
 def recompute_run(
-    tasks: Sequence[tuple[str, str, Mapping[str, Any]]], report: Mapping[str, Any] | None, plan: Mapping[str, Any] | None
+    tasks: Sequence[tuple[str, str, Mapping[str, Any]]],
+    report: Mapping[str, Any] | None,
+    plan: Mapping[str, Any] | None,
 ) -> Recomputation:
     """The report 1.0.1's summary writes for a run: with ``report`` (its metrics.json), of the contract, series and
     aggregation it declares; without, of the standard contract of what the tasks record, aggregated over the run.
@@ -108,6 +112,7 @@ def recompute_run(
     if report is None:
         return recompute(scores, standard_contract(scores, k, strategy), k, strategy, "micro_weighted")
     series = report.get("series")
-    hierarchy = [item.get("hierarchy") for item in series if isinstance(item, Mapping)] if isinstance(series, list) else []
+    listed = series if isinstance(series, list) else []
+    hierarchy = [item.get("hierarchy") or {} for item in listed if isinstance(item, Mapping)]
     aggregation = report.get("aggregation")
     return recompute(scores, declared_contract(report), k, strategy, str(aggregation), hierarchy)
