@@ -8,7 +8,8 @@ do not, or the tasks have and the file does not. Each message gives both numbers
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import attrs
@@ -58,15 +59,20 @@ def mismatches(file: Mapping[str, Any], recomputed: Recomputation) -> list[Misma
             continue
         at = join("/series", position)
         items = recomputed.reductions[position]
-        found.extend(_part(at, mine, theirs, items, f"series {mine['series_id']}", ("value", "reference_value")))
+        found.extend(
+            _part(at, mine, theirs, partial(tuple, items), f"series {mine['series_id']}", ("value", "reference_value"))
+        )
+        grouped: dict[str, list[Reduction]] = {}
+        for item in items:  # each category's tasks, found once (a message names a scope's first tasks)
+            grouped.setdefault(item.category, []).append(item)
         leaves = _leaves(mine["hierarchy"])
-        for namespace, scoped in (("categories", _by_category), ("hierarchy", _by_node(leaves))):
-            found.extend(_breakdowns(at, namespace, mine, theirs, items, scoped))
+        for namespace, scoped in (("categories", _by_category(grouped)), ("hierarchy", _by_node(leaves, grouped))):
+            found.extend(_breakdowns(at, namespace, mine, theirs, scoped))
     return found
 
 
 def _part(
-    at: str, mine: Mapping[str, Any], theirs: Mapping[str, Any], items: Sequence[Reduction], scope: str,
+    at: str, mine: Mapping[str, Any], theirs: Mapping[str, Any], tasks: Callable[[], Sequence[Reduction]], scope: str,
     names: Sequence[str] = _VALUES,
 ) -> list[Mismatch]:  # fmt: skip
     found = []
@@ -76,7 +82,7 @@ def _part(
                 Mismatch(
                     join(at, name),
                     f"{name} of {scope} is {_number(theirs.get(name))} in metrics.json, but the run's tasks give "
-                    f"{_number(mine.get(name))} (AgentCompass 1.0.1's aggregation of {_tasks(items, 'evaluated')})",
+                    f"{_number(mine.get(name))} (AgentCompass 1.0.1's aggregation of {_tasks(tasks(), 'evaluated')})",
                 )
             )
     counted = theirs.get("counts")
@@ -90,14 +96,17 @@ def _part(
                 Mismatch(
                     join(at, "counts"),
                     f"the counts of {scope} are {said} in metrics.json, but the run's tasks give {given} "
-                    f"({_tasks(items)}): a task was added, removed or changed since metrics.json was written",
+                    f"({_tasks(tasks())}): a task was added, removed or changed since metrics.json was written",
                 )
             )
     return found
 
 
-def _by_category(name: str, items: Sequence[Reduction]) -> list[Reduction]:
-    return [item for item in items if item.category == name]
+Scoped = Callable[[str], Sequence[Reduction]]
+
+
+def _by_category(grouped: Mapping[str, list[Reduction]]) -> Scoped:
+    return lambda name: grouped.get(name, [])
 
 
 def _leaves(hierarchy: Mapping[str, Any]) -> dict[str, set[str]]:
@@ -115,18 +124,16 @@ def _leaves(hierarchy: Mapping[str, Any]) -> dict[str, set[str]]:
     return found
 
 
-def _by_node(leaves: Mapping[str, set[str]]) -> Any:
-    def scoped(path: str, items: Sequence[Reduction]) -> list[Reduction]:
-        names = leaves.get(path, set())
-        return [item for item in items if item.category in names]
+def _by_node(leaves: Mapping[str, set[str]], grouped: Mapping[str, list[Reduction]]) -> Scoped:
+    def scoped(path: str) -> list[Reduction]:  # only for a node that differs: a message names its first tasks
+        return [item for name in sorted(leaves.get(path, set())) for item in grouped.get(name, [])]
 
     return scoped
 
 
 def _breakdowns(
-    at: str, namespace: str, mine: Mapping[str, Any], theirs: Mapping[str, Any], items: Sequence[Reduction],
-    scoped: Any,
-) -> list[Mismatch]:  # fmt: skip
+    at: str, namespace: str, mine: Mapping[str, Any], theirs: Mapping[str, Any], scoped: Scoped
+) -> list[Mismatch]:
     found: list[Mismatch] = []
     file_parts = theirs.get(namespace)
     if not isinstance(file_parts, Mapping):
@@ -138,12 +145,12 @@ def _breakdowns(
                 Mismatch(
                     join(at, namespace),
                     f"metrics.json has no {word} {quote(name)} in series {mine['series_id']}, but the run's tasks "
-                    f"give it ({_tasks(scoped(name, items))})",
+                    f"give it ({_tasks(scoped(name))})",
                 )
             )
         elif isinstance(file_parts[name], Mapping):
             scope = f"{word} {quote(name)} of series {mine['series_id']}"
-            found.extend(_part(join(at, namespace, name), part, file_parts[name], scoped(name, items), scope))
+            found.extend(_part(join(at, namespace, name), part, file_parts[name], partial(scoped, name), scope))
     for name in file_parts:
         if name not in mine[namespace]:
             found.append(
