@@ -114,3 +114,24 @@ def run_files(folder: Path, *, finished: bool = True, failed: bool = False) -> N
     reporter.emit("run_finished", status="completed")
     reporter.close()
     writer.write_terminal_status(folder, "completed")
+
+
+def summarize(folder: Path) -> None:
+    """metrics.json and summary.md of the run in ``folder`` as the released summary writes them from its tasks
+    (``aggregate_metric_report`` with the contract of :func:`metric_report`, and the reward the fixture's
+    task detail records; k 3, avg)."""
+    store = released()
+    assert store is not None, "the released agentcompass package is not installed"
+    from agentcompass.runtime.metrics import MetricContract
+    from agentcompass.runtime.metrics.report_aggregation import aggregate_metric_report
+    from agentcompass.runtime.results import layout
+
+    metrics = {
+        "correct": {"kind": "binary_success", "reducers": ["avg", "pass"], "primary": True},
+        "tokens": {"kind": "scalar", "reducers": ["avg"]},
+        "reward": {"kind": "scalar", "reducers": ["avg"]},
+    }
+    contract = MetricContract(metrics=metrics)
+    details = [layout.read_result(path) for path in layout.result_files(folder)]
+    report = aggregate_metric_report(details, contract=contract, k=3, strategy="avg")
+    store.RunStore(config=None)._write_metric_artifacts(folder, report, PARAMS)
