@@ -1,6 +1,7 @@
 """A run written by the released AgentCompass 1.0.1 writer itself: many small files, where per-file costs dominate.
 
     python benchmarks/agentcompass_writer.py OUT [--tasks 3000] [--seed 7] [--steps 2:24] [--pace SECONDS]
+        [--metrics]
 
 Every task goes through ``agentcompass.runtime.results.layout.RunLayout.write_result`` (installed for the tests in
 ``.venv/interop`` by ``make test``), and ``run_info.json`` through ``RunStore.write_run_info`` of the request
@@ -13,6 +14,10 @@ change no byte, and cost minutes).
 (or as soon as the writer can), each between its ``task_started`` and ``task_finished`` events of the released
 progress sinks (``progress.jsonl``, ``progress.json``), and the run ends with ``RunStore.write_terminal_status``:
 what ``benchmarks/watch.py --pace`` watches.
+
+``--metrics`` also writes the run's metrics.json and summary.md as the summary
+does: ``aggregate_metric_report`` of the released package over the written tasks (read back with ``read_result``),
+with the standard contract of what they record (``make_metric_contract``), then ``RunStore._write_metric_artifacts``.
 """
 
 from __future__ import annotations
@@ -86,6 +91,20 @@ def paced(arguments: argparse.Namespace, layout: Any, made: Any) -> None:
     RunStore(None).write_terminal_status(arguments.out, "completed")
 
 
+def write_metrics(root: Path) -> None:
+    """metrics.json (and summary.md) of the run at ``root``, as the released summary makes them from its tasks."""
+    from agentcompass.runtime.metrics import make_metric_contract
+    from agentcompass.runtime.metrics.report_aggregation import aggregate_metric_report
+    from agentcompass.runtime.results import layout
+    from agentcompass.runtime.results.store import RunStore
+
+    details = [layout.read_result(path) for path in layout.result_files(root)]
+    contract = make_metric_contract(primary="correct", binary=("correct",), scalar=("reward",))
+    report = aggregate_metric_report(details, contract=contract, k=3, strategy="avg")
+    params = {"benchmark": {"id": "bench"}, "model": {"id": "m"}}
+    RunStore(None)._write_metric_artifacts(root, report, params)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
@@ -93,6 +112,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--steps", default="2:24", help="MIN:MAX steps per trajectory")
     parser.add_argument("--pace", type=float, metavar="SECONDS", help="write a task every SECONDS, with progress")
+    parser.add_argument("--metrics", action="store_true", help="also write metrics.json, as the summary does")
     arguments = parser.parse_args()
     sys.path.append(str(ROOT / ".venv" / "interop"))
     from agentcompass.runtime.models.request import RunRequest
@@ -117,6 +137,8 @@ def main() -> int:
             layout.write_result(record(rng, number, template, (low, high)))
     else:
         paced(arguments, layout, lambda number: record(rng, number, template, (low, high)))
+    if arguments.metrics:
+        write_metrics(arguments.out)
     files = list(arguments.out.rglob("*.json"))
     size = sum(path.stat().st_size for path in files)
     print(f"{arguments.out}: {arguments.tasks} tasks, {len(files)} JSON files, {size / 1024**2:.1f} MB")

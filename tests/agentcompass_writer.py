@@ -49,14 +49,17 @@ def _counts(total: int, evaluated: int, error: int, invalidated: int = 0) -> dic
 
 
 def metric_report(failed: bool = False) -> dict[str, object]:
-    """The report of a one-task run; ``failed``: of a run whose task a fatal issue invalidated (no value at all)."""
-    counts = _counts(1, 0, 1, 1) if failed else _counts(1, 1, 1)
+    """The report of the one-task run (two of its three attempts recorded): the avg series have no value (an
+    attempt is missing), pass has the recorded success; ``failed``: of a run whose task a fatal issue invalidated
+    (no value at all). What 1.0.1's aggregation gives from the task (``agentbeats-spec score`` agrees)."""
 
-    def series(metric: str, reducer: str, role: str, kind: str, value: float) -> dict[str, object]:
+    def series(metric: str, reducer: str, role: str, kind: str, value: float | None) -> dict[str, object]:
+        counts = _counts(1, 0, 1, 1) if failed else _counts(1, 0 if value is None else 1, 1)
+        value = None if failed else value
+        weight = float(counts["evaluated"])
         return {"series_id": f"{metric}.{reducer}@3", "metric_id": metric, "kind": kind, "reducer": reducer,
-                "role": role, "aggregation": "micro_weighted", "k": 3, "value": None if failed else value,
-                "counts": counts, "categories": {"coding": {"value": None if failed else value, "counts": counts,
-                                                            "aggregation_weight": 1.0}}}  # fmt: skip
+                "role": role, "aggregation": "micro_weighted", "k": 3, "value": value, "counts": counts,
+                "categories": {"coding": {"value": value, "counts": counts, "aggregation_weight": weight}}}  # fmt: skip
 
     return {
         "k": 3,
@@ -64,9 +67,9 @@ def metric_report(failed: bool = False) -> dict[str, object]:
         "aggregation": "micro_weighted",
         "evaluation_failed": failed,
         "series": [
-            series("correct", "avg", "headline", "binary_success", 0.3333333333333333),
+            series("correct", "avg", "headline", "binary_success", None),
             series("correct", "pass", "headline", "binary_success", 1.0),
-            series("tokens", "avg", "auxiliary", "scalar", 5120.5),
+            series("tokens", "avg", "auxiliary", "scalar", None),
         ],
     }
 
@@ -111,3 +114,24 @@ def run_files(folder: Path, *, finished: bool = True, failed: bool = False) -> N
     reporter.emit("run_finished", status="completed")
     reporter.close()
     writer.write_terminal_status(folder, "completed")
+
+
+def summarize(folder: Path) -> None:
+    """metrics.json and summary.md of the run in ``folder`` as the released summary writes them from its tasks
+    (``aggregate_metric_report`` with the contract of :func:`metric_report`, and the reward the fixture's
+    task detail records; k 3, avg)."""
+    store = released()
+    assert store is not None, "the released agentcompass package is not installed"
+    from agentcompass.runtime.metrics import MetricContract
+    from agentcompass.runtime.metrics.report_aggregation import aggregate_metric_report
+    from agentcompass.runtime.results import layout
+
+    metrics = {
+        "correct": {"kind": "binary_success", "reducers": ["avg", "pass"], "primary": True},
+        "tokens": {"kind": "scalar", "reducers": ["avg"]},
+        "reward": {"kind": "scalar", "reducers": ["avg"]},
+    }
+    contract = MetricContract(metrics=metrics)
+    details = [layout.read_result(path) for path in layout.result_files(folder)]
+    report = aggregate_metric_report(details, contract=contract, k=3, strategy="avg")
+    store.RunStore(config=None)._write_metric_artifacts(folder, report, PARAMS)

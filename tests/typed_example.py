@@ -46,6 +46,7 @@ from agentbeats_spec import (
     redact,
     scan,
     schema,
+    score_run,
     steps_table,
     tasks_table,
     to_atif,
@@ -262,6 +263,11 @@ def what_agentcompass_reads(path: Path) -> dict[str, int]:
         direct: TaskRead = read_task(path, strict=False)
         errors[str(direct.record["task_id"])] = len(direct.issues)
     return errors
+
+
+def headline_scores(path: Path) -> dict[str, float | None]:
+    """Each run's recomputed headline value (its first series), by run folder."""
+    return {str(root): report.series[0].value for root, report in score_run(path).items()}
 
 
 def as_tables(path: Path) -> int:

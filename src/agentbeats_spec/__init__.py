@@ -48,6 +48,7 @@ _LAZY = {
     "iter_runs": ".runs._reader",
     "Run": ".runs._reader",
     "TaskRef": ".runs._reader",
+    "score_run": ".runs._scores",
     "tasks_table": ".runs._tables",
     "attempts_table": ".runs._tables",
     "steps_table": ".runs._tables",
@@ -57,6 +58,7 @@ _LAZY = {
 if TYPE_CHECKING:
     from .atif._files import from_atif, to_atif
     from .runs._reader import Run, TaskRef, iter_runs, open_run
+    from .runs._scores import score_run
     from .runs._tables import attempts_table, issues_table, steps_table, tasks_table
     from .tasks._detail import TaskRead, TaskSoFar, read_task, write_task
     from .tasks._migrate import migrate_run
@@ -102,6 +104,7 @@ __all__ = [
     "redact",
     "scan",
     "schema",
+    "score_run",
     "steps_table",
     "tasks_table",
     "to_atif",

@@ -38,7 +38,7 @@ KIND_NAMES = [
 def test_the_public_names_are_exactly_these() -> None:
     functions = ["validate", "schema", "kinds", "load", "loads", "dump", "dumps", "to_dict", "from_dict", "read_task",
                  "write_task", "scan", "redact", "migrate_run", "to_atif", "from_atif", "watch_run", "open_run",
-                 "iter_runs", "tasks_table", "attempts_table", "steps_table", "issues_table"]  # fmt: skip
+                 "iter_runs", "tasks_table", "attempts_table", "steps_table", "issues_table", "score_run"]  # fmt: skip
     types = ["Issue", "Kind", "Limits", "SpecError", "InvalidDocument", "UnknownKind", "UnconvertibleAttempt",
              "WriteError", "ArtifactsUnavailable", "Watched", "__version__", "Run", "TaskRef", "TaskSoFar",
              "TaskRead"]  # fmt: skip

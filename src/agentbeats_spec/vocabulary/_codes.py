@@ -263,6 +263,11 @@ TABLE: tuple[Code, ...] = (
         "An attempt metric the run's metrics.json does not declare, or not of its declared kind: AgentCompass "
         "1.0.1's summary refuses the run.",
     ),
+    Code("layout.score-mismatch", "error",
+        "A value of metrics.json (a series', a category's or a hierarchy node's value, reference_value, "
+        "aggregation_weight or counts) other than the one AgentCompass 1.0.1's aggregation gives from the run's "
+        "published tasks: a hand-edited score, or a report left stale by tasks added, removed or changed since.",
+    ),
     Code("layout.duplicate-task", "error", "A task with more than one result folder."),
     Code("layout.task-folder-name", "error", "A task folder not named <readable>--<sha256>."),
     Code("layout.task-hash", "error", "A task folder whose hash is not the sha256 of its task_id."),
