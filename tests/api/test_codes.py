@@ -287,6 +287,11 @@ def _trees(tmp: Path) -> Iterator[Path]:
     )
     yield run
 
+    run = _copy("agentcompass-run", tmp / "run" / "scored")  # a headline its tasks do not give (issue 36)
+    shutil.rmtree(run / "details" / "running")  # a run still running is not compared
+    edit(run / "metrics.json", lambda data: data["series"][0].update(value=0.5, reference_value=0.5))
+    yield run
+
     for n, name in enumerate(("swe_utils", "other-prefix--" + TASK_NAME.split("--")[1]), start=3):
         run = _copy("agentcompass-run", tmp / "run" / str(n))
         _rename(run, name)
