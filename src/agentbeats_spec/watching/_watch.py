@@ -32,7 +32,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
@@ -42,11 +42,13 @@ from ..layouts.agentcompass import task_unit
 from ..reading._bounded import open_regular, read_file
 from ..reading._documents import load_json
 from ..records._states import RUNNING
-from ..units._cache import RACY_NANOSECONDS, Survey, survey
 from ..units._plan import Unit, UnitPlan
 from ..units._running import run_unit
 from ..vocabulary._issues import Issue
 from ..vocabulary._settings import current
+
+if TYPE_CHECKING:
+    from ..units._cache import Survey
 
 # The names a writer gives a file before its atomic rename (AgentCompass 1.0.1: ".tmp.<name>.<hex>",
 # ".<name>.<hex>.tmp"): never read.
@@ -366,6 +368,8 @@ class _Watcher:
     def tick(self) -> None:
         """Read what changed, is published and stayed the same for a look; report what is new and what was fixed
         (only when nothing read was caught in the middle of a write)."""
+        from ..units._cache import RACY_NANOSECONDS, survey  # lazy: hashlib and tempfile, for watch alone
+
         changed = self.replan
         if self.replan:
             self._plan()
@@ -445,6 +449,8 @@ def _unchanged(path: Path, before: Signature, surveyed: Survey | None) -> bool:
     """Whether ``path`` is still what it was before it was read: a folder surveyed then (every entry below it
     ``lstat``s the same, natively), else every entry's ``_signature``."""
     if surveyed is not None:
+        from ..units._cache import survey  # lazy, as in tick
+
         again = survey(path)
         return again is not None and again.signature == surveyed.signature
     return _signature(path) == before
